@@ -1,0 +1,37 @@
+/* Pipelined broadcast through the root's single-writer slots.
+ *
+ * The root copies the message chunk by chunk into its two buffers (or the 64-byte inline area of
+ * its post flag for tiny messages) and posts each chunk; every other member copies the chunk out
+ * and acknowledges. With two buffer parities the root fills chunk k+1 while the others still read
+ * chunk k, so root and readers copy concurrently and the segment never grows with the message. */
+#include "coll/coll.h"
+#include "coll/coll_internal.h"
+
+static shmcoll_status_t bcast_chunks(shmcoll_team_t *team, char *buf, size_t bytes, int root) {
+    shmcoll_channel_t *ch = &team->channel;
+    const int use_inline = bytes <= SHMCOLL_INLINE_BYTES;
+    const size_t piece = use_inline ? SHMCOLL_INLINE_BYTES : ch->chunk;
+    for (size_t offset = 0; offset < bytes; offset += piece) {
+        const size_t n = bytes - offset < piece ? bytes - offset : piece;
+        const uint64_t step = shmcoll_channel_next_step(ch);
+        void *slot = (void *)coll_slot(ch, root, step, use_inline);
+        if (ch->rank == root) {
+            SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
+            coll_copy(team, slot, buf + offset, n);
+            shmcoll_channel_post(ch, step);
+        } else {
+            SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, root, step));
+            coll_copy(team, buf + offset, slot, n);
+        }
+        shmcoll_channel_ack(ch, step);
+    }
+    return SHMCOLL_OK;
+}
+
+shmcoll_status_t shmcoll_bcast(shmcoll_team_t *team, void *buf, size_t bytes, int root) {
+    if (root < 0 || root >= team->size) return SHMCOLL_ERR_INVALID;
+    shmcoll_status_t status = coll_begin(team, "bcast");
+    if (status != SHMCOLL_OK) return status;
+    status = bcast_chunks(team, buf, bytes, root);
+    return coll_end(team, status, bytes <= SHMCOLL_INLINE_BYTES ? "inline" : "pipeline");
+}

@@ -1,0 +1,92 @@
+#include "core/config.h"
+#include "core/log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static shmcoll_config_t config;
+static pthread_once_t config_once = PTHREAD_ONCE_INIT;
+
+long long shmcoll_config_parse_size(const char *text) {
+    char *end;
+    errno = 0;
+    long long value = strtoll(text, &end, 10);
+    if (errno || end == text || value < 0) return -1;
+    switch (tolower((unsigned char)*end)) {
+    case 'k': value <<= 10, end++; break;
+    case 'm': value <<= 20, end++; break;
+    case 'g': value <<= 30, end++; break;
+    default: break;
+    }
+    if (*end == 'b' || *end == 'B') end++;
+    return *end ? -1 : value;
+}
+
+static const char *knob_text(const char *env, const char *deflt) {
+    const char *value = getenv(env);
+    return value && *value ? value : deflt;
+}
+
+/* A malformed value is reported and replaced by the default: a typo must not change behaviour
+ * silently, but it must not abort a production job either. */
+static void parse_knob(const char *env, const char *kind, const char *deflt, void *field) {
+    const char *text = knob_text(env, deflt);
+    char *end;
+    if (!strcmp(kind, "STRING")) {
+        *(const char **)field = text;
+    } else if (!strcmp(kind, "BOOL") || !strcmp(kind, "INT")) {
+        long value = strtol(text, &end, 10);
+        if (end == text || *end) {
+            shmcoll_log_warn("%s=%s is not an integer; using %s", env, text, deflt);
+            value = strtol(deflt, NULL, 10);
+        }
+        if (!strcmp(kind, "BOOL"))
+            *(int *)field = value != 0;
+        else
+            *(long *)field = value;
+    } else if (!strcmp(kind, "SECONDS")) {
+        double value = strtod(text, &end);
+        if (end == text || *end || value <= 0) {
+            shmcoll_log_warn("%s=%s is not a positive number of seconds; using %s", env, text,
+                             deflt);
+            value = strtod(deflt, NULL);
+        }
+        *(double *)field = value;
+    } else { /* SIZE */
+        long long value = shmcoll_config_parse_size(text);
+        if (value <= 0) {
+            shmcoll_log_warn("%s=%s is not a size (e.g. 64k, 1M); using %s", env, text, deflt);
+            value = shmcoll_config_parse_size(deflt);
+        }
+        *(size_t *)field = (size_t)value;
+    }
+}
+
+void shmcoll_config_reload(void) {
+#define PARSE_KNOB(field, env, kind, deflt, doc) parse_knob(env, #kind, deflt, &config.field);
+    SHMCOLL_KNOBS(PARSE_KNOB)
+#undef PARSE_KNOB
+}
+
+const shmcoll_config_t *shmcoll_config(void) {
+    pthread_once(&config_once, shmcoll_config_reload);
+    return &config;
+}
+
+int shmcoll_config_knob(int index, const char **env, const char **deflt, const char **doc) {
+    static const struct {
+        const char *env, *deflt, *doc;
+    } table[] = {
+#define KNOB_ROW(field, env, kind, deflt, doc) {env, deflt, doc},
+        SHMCOLL_KNOBS(KNOB_ROW)
+#undef KNOB_ROW
+    };
+    if (index < 0 || index >= (int)(sizeof table / sizeof table[0])) return 0;
+    *env = table[index].env;
+    *deflt = table[index].deflt;
+    *doc = table[index].doc;
+    return 1;
+}

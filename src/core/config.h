@@ -1,0 +1,44 @@
+/* The knob table: every tunable of shmcoll is one line here (name, environment variable, type,
+ * default, documentation). Values are read from the environment once, on first use. */
+#ifndef SHMCOLL_CORE_CONFIG_H
+#define SHMCOLL_CORE_CONFIG_H
+
+#include <stddef.h>
+
+/* X(field, ENV_NAME, kind, default-as-string, doc); kind is BOOL, INT, SIZE, SECONDS or STRING. */
+#define SHMCOLL_KNOBS(X)                                                                           \
+    X(disable, "SHMCOLL_DISABLE", BOOL, "0", "1: pass every call through to the MPI library")      \
+    X(stats, "SHMCOLL_STATS", BOOL, "0",                                                           \
+      "1: rank 0 of MPI_COMM_WORLD prints call/byte/DAV counts at MPI_Finalize")                   \
+    X(verbose, "SHMCOLL_VERBOSE", BOOL, "0", "1: log setup and every fallback with its reason")    \
+    X(shm_dir, "SHMCOLL_SHM_DIR", STRING, "/dev/shm", "directory for shared segments (tmpfs)")     \
+    X(timeout, "SHMCOLL_TIMEOUT", SECONDS, "300",                                                  \
+      "seconds a rank waits for a peer before failing with an error naming it")                    \
+    X(chunk, "SHMCOLL_CHUNK", SIZE, "256k",                                                        \
+      "bytes per pipeline chunk and per-rank slot (shrunk automatically to fit the directory)")    \
+    X(spin, "SHMCOLL_SPIN", INT, "2000",                                                           \
+      "polls before a waiting rank starts to yield (0 when the node is oversubscribed)")
+
+typedef struct shmcoll_config {
+    int disable;
+    int stats;
+    int verbose;
+    const char *shm_dir;
+    double timeout;
+    size_t chunk;
+    long spin;
+} shmcoll_config_t;
+
+/* The configuration, read from the environment on the first call. */
+const shmcoll_config_t *shmcoll_config(void);
+
+/* Re-read the environment (tests change variables between cases). Not thread-safe. */
+void shmcoll_config_reload(void);
+
+/* Iterate the knob table for listings: returns 0 past the end. */
+int shmcoll_config_knob(int index, const char **env, const char **deflt, const char **doc);
+
+/* Parse "64k", "2M", "1g", "4096" into bytes; returns -1 on a malformed string. */
+long long shmcoll_config_parse_size(const char *text);
+
+#endif

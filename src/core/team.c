@@ -1,0 +1,170 @@
+/* Team creation: three bootstrap exchanges.
+ *   1. every member shares its pid (for liveness checks) and CPU affinity (to detect
+ *      oversubscription);
+ *   2. member 0 creates the segment — shrinking the chunk size until it fits the directory — and
+ *      shares its name, size and chunk size (or its failure, which every member then returns);
+ *   3. the others attach, everyone first-touches its own part, and all share whether that worked;
+ *      member 0 then unlinks the file, so from here on a crash leaves nothing behind. */
+#include "core/team.h"
+#include "core/config.h"
+#include "core/log.h"
+#include "topo/cpus.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MIN_CHUNK 4096
+#define MAX_SEGMENT_BYTES ((size_t)256 << 20)
+
+typedef struct member_info {
+    pid_t pid;
+    cpu_set_t affinity;
+} member_info_t;
+
+typedef struct segment_offer {
+    int status;
+    size_t chunk;
+    size_t bytes;
+    char path[SHMCOLL_SEGMENT_PATH_MAX];
+} segment_offer_t;
+
+static size_t round_chunk(size_t chunk) {
+    chunk &= ~(size_t)(MIN_CHUNK - 1);
+    return chunk < MIN_CHUNK ? MIN_CHUNK : chunk;
+}
+
+/* Member 0: create the segment, halving the chunk while the directory has no room for it. */
+static void offer_segment(int size, shmcoll_segment_t *seg, segment_offer_t *offer) {
+    const shmcoll_config_t *config = shmcoll_config();
+    size_t wanted = round_chunk(config->chunk);
+    size_t chunk = wanted;
+    while (chunk > MIN_CHUNK && shmcoll_channel_segment_bytes(size, chunk) > MAX_SEGMENT_BYTES)
+        chunk = round_chunk(chunk / 2);
+    char error[256] = "";
+    shmcoll_status_t status;
+    for (;;) {
+        offer->bytes = shmcoll_channel_segment_bytes(size, chunk);
+        status = shmcoll_shm_segment_create(config->shm_dir, offer->bytes, seg, error, sizeof error);
+        if (status != SHMCOLL_ERR_NO_SPACE || chunk == MIN_CHUNK) break;
+        chunk = round_chunk(chunk / 2);
+    }
+    offer->status = status;
+    offer->chunk = chunk;
+    snprintf(offer->path, sizeof offer->path, "%s", seg->path);
+    if (status != SHMCOLL_OK)
+        shmcoll_log_warn("cannot create a shared segment for %d ranks (%s); collectives of this "
+                         "communicator fall back to the MPI library",
+                         size, error);
+    else if (chunk < wanted)
+        shmcoll_log_warn("only room for %zu-byte chunks in %s (SHMCOLL_CHUNK asks %zu): large "
+                         "messages are pipelined in smaller pieces",
+                         chunk, config->shm_dir, wanted);
+}
+
+static void team_free(shmcoll_team_t *team) {
+    shmcoll_channel_fini(&team->channel);
+    shmcoll_shm_segment_detach(&team->segment);
+    free(team->pids);
+    free(team);
+}
+
+shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team_t **out) {
+    const shmcoll_config_t *config = shmcoll_config();
+    const int size = bs->size, rank = bs->rank;
+    shmcoll_status_t status = SHMCOLL_OK;
+    member_info_t *members = NULL;
+    segment_offer_t *offers = NULL;
+    int *attached = NULL;
+    *out = NULL;
+
+    shmcoll_team_t *team = calloc(1, sizeof *team);
+    members = calloc((size_t)size, sizeof *members);
+    offers = calloc((size_t)size, sizeof *offers);
+    attached = calloc((size_t)size, sizeof *attached);
+    /* An allocation failure must not skip the exchanges the others are waiting in: carry on with a
+     * failure flag and let the third exchange make everyone agree. */
+    int local_ok = team && members && offers && attached;
+    if (!local_ok) {
+        free(team), free(members), free(offers), free(attached);
+        return SHMCOLL_ERR_NO_MEMORY; /* cannot take part in the exchanges without buffers */
+    }
+    team->rank = rank;
+    team->size = size;
+
+    /* 1. pids and affinity */
+    member_info_t mine = {.pid = getpid()};
+    shmcoll_topo_affinity(&mine.affinity);
+    if (bs->allgather(bs->ctx, &mine, members, sizeof mine)) {
+        status = SHMCOLL_ERR_SYSTEM;
+        goto fail;
+    }
+    team->pids = malloc((size_t)size * sizeof *team->pids);
+    cpu_set_t *masks = malloc((size_t)size * sizeof *masks);
+    if (team->pids && masks) {
+        for (int r = 0; r < size; r++) team->pids[r] = members[r].pid, masks[r] = members[r].affinity;
+        team->ncpus = shmcoll_topo_union_count(masks, size);
+    } else {
+        local_ok = 0;
+    }
+    free(masks);
+    team->oversubscribed = size > team->ncpus;
+
+    /* 2. member 0 creates the segment */
+    segment_offer_t offer = {.status = SHMCOLL_OK};
+    if (rank == 0) offer_segment(size, &team->segment, &offer);
+    if (bs->allgather(bs->ctx, &offer, offers, sizeof offer)) {
+        status = SHMCOLL_ERR_SYSTEM;
+        goto fail;
+    }
+    if (offers[0].status != SHMCOLL_OK) {
+        status = (shmcoll_status_t)offers[0].status;
+        goto fail;
+    }
+
+    /* 3. attach, lay out, first touch; agree */
+    char error[256] = "";
+    if (local_ok && rank != 0)
+        local_ok = shmcoll_shm_segment_attach(offers[0].path, offers[0].bytes, &team->segment,
+                                              error, sizeof error) == SHMCOLL_OK;
+    if (local_ok)
+        local_ok = shmcoll_channel_init(&team->channel, team->segment.base, rank, size,
+                                        offers[0].chunk) == SHMCOLL_OK;
+    if (local_ok) shmcoll_channel_first_touch(&team->channel);
+    if (!local_ok) shmcoll_log_verbose("team setup failed on this rank: %s", error);
+    int ok_flag = local_ok;
+    int exchange_failed = bs->allgather(bs->ctx, &ok_flag, attached, sizeof ok_flag);
+    shmcoll_shm_segment_unlink(&team->segment);
+    if (exchange_failed) {
+        status = SHMCOLL_ERR_SYSTEM;
+        goto fail;
+    }
+    for (int r = 0; r < size; r++)
+        if (!attached[r]) status = SHMCOLL_ERR_SYSTEM;
+    if (status != SHMCOLL_OK) goto fail;
+
+    shmcoll_waiter_t *waiter = &team->channel.waiter;
+    waiter->timeout = config->timeout;
+    waiter->spin = team->oversubscribed ? 0 : config->spin;
+    waiter->pids = team->pids;
+    waiter->op = "setup";
+    waiter->error = team->error;
+    waiter->error_len = sizeof team->error;
+    team->last_algo = "none";
+    shmcoll_log_verbose("team of %d ranks on %d cpus%s: segment %zu bytes, chunk %zu", size,
+                        team->ncpus, team->oversubscribed ? " (oversubscribed: yielding)" : "",
+                        offers[0].bytes, offers[0].chunk);
+    free(members), free(offers), free(attached);
+    *out = team;
+    return SHMCOLL_OK;
+
+fail:
+    free(members), free(offers), free(attached);
+    team_free(team);
+    return status;
+}
+
+void shmcoll_team_destroy(shmcoll_team_t *team) {
+    if (team) team_free(team);
+}

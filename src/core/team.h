@@ -1,0 +1,54 @@
+/* A team: the processes of one communicator on one node, and the shared segment they talk through.
+ *
+ * Created from a bootstrap interface (rank, size and an allgather), so the same collectives run
+ * under MPI and under fork()ed test processes without MPI. All members must call every team
+ * function and every collective in the same order (as MPI requires of collectives); every
+ * decision that changes the protocol is derived from arguments all members share. */
+#ifndef SHMCOLL_CORE_TEAM_H
+#define SHMCOLL_CORE_TEAM_H
+
+#include "core/status.h"
+#include "shm/segment.h"
+#include "shm/channel.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct shmcoll_bootstrap {
+    int rank;
+    int size;
+    /* Collective over the members: out[r * bytes .. (r+1) * bytes) receives rank r's `in`.
+     * Returns 0 on success. */
+    int (*allgather)(void *ctx, const void *in, void *out, size_t bytes);
+    void *ctx;
+} shmcoll_bootstrap_t;
+
+typedef struct shmcoll_team {
+    int rank;
+    int size;
+    int ncpus;          /* CPUs the members may run on (union of their affinity masks) */
+    int oversubscribed; /* more members than CPUs: waiting ranks yield at once */
+    pid_t *pids;        /* pid of every member, for the liveness check of waits */
+    shmcoll_segment_t segment;
+    shmcoll_channel_t channel; /* the step protocol over the segment (shm/channel.h) */
+
+    /* Called now and then during long waits, so the MPI library underneath keeps progressing
+     * the caller's other requests. */
+    void (*progress)(void *ctx);
+    void *progress_ctx;
+
+    uint64_t dav;          /* bytes loaded + stored by this member's copy/reduce kernels */
+    const char *last_algo; /* name of the algorithm the last collective used */
+    shmcoll_status_t failed; /* sticky: a team that timed out or lost a member stays unusable */
+    char error[256];       /* message of the last failure, naming the peer and the operation */
+} shmcoll_team_t;
+
+/* Collective over the bootstrap members. On failure no member has a team (all agree) and no file
+ * is left in the segment directory; NO_SPACE and SYSTEM are the fallback-worthy outcomes. */
+shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bootstrap, shmcoll_team_t **team);
+
+/* Local: detaches from the segment (already unlinked) and frees the team. */
+void shmcoll_team_destroy(shmcoll_team_t *team);
+
+#endif

@@ -1,0 +1,86 @@
+/* Copy and reduction kernels.
+ *
+ * A reduction kernel computes out[i] = a[i] op b[i] for n elements; out may alias a or b (exactly,
+ * not partially). `a` is the left operand: the contribution of the lower rank. For every predefined
+ * MPI type and op there is a scalar kernel (the test oracle) and, where it pays, vectorised kernels
+ * (AVX2, AVX-512) chosen once at run time from CPUID. Elements are laid out with stride
+ * shmcoll_dtype_extent(); the pair types (MPI_DOUBLE_INT, ...) have padding between elements,
+ * which the kernels never read or write. */
+#ifndef SHMCOLL_KERNELS_KERNELS_H
+#define SHMCOLL_KERNELS_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum shmcoll_dtype {
+    SHMCOLL_DT_INT8,
+    SHMCOLL_DT_UINT8,
+    SHMCOLL_DT_INT16,
+    SHMCOLL_DT_UINT16,
+    SHMCOLL_DT_INT32,
+    SHMCOLL_DT_UINT32,
+    SHMCOLL_DT_INT64,
+    SHMCOLL_DT_UINT64,
+    SHMCOLL_DT_BOOL, /* C _Bool */
+    SHMCOLL_DT_FLOAT,
+    SHMCOLL_DT_DOUBLE,
+    SHMCOLL_DT_LONG_DOUBLE,
+    SHMCOLL_DT_FLOAT_COMPLEX,
+    SHMCOLL_DT_DOUBLE_COMPLEX,
+    SHMCOLL_DT_LONG_DOUBLE_COMPLEX,
+    SHMCOLL_DT_FLOAT_INT,       /* struct { float v; int i; } */
+    SHMCOLL_DT_DOUBLE_INT,      /* struct { double v; int i; }: size 12, extent 16 */
+    SHMCOLL_DT_LONG_INT,        /* struct { long v; int i; }: size 12, extent 16 */
+    SHMCOLL_DT_2INT,            /* struct { int v; int i; } */
+    SHMCOLL_DT_SHORT_INT,       /* struct { short v; int i; }: size 6, extent 8 */
+    SHMCOLL_DT_LONG_DOUBLE_INT, /* struct { long double v; int i; } */
+    SHMCOLL_DT_BYTE,            /* raw bytes: copy and bitwise ops only */
+    SHMCOLL_DT_COUNT
+} shmcoll_dtype_t;
+
+typedef enum shmcoll_opcode {
+    SHMCOLL_OP_SUM,
+    SHMCOLL_OP_PROD,
+    SHMCOLL_OP_MIN,
+    SHMCOLL_OP_MAX,
+    SHMCOLL_OP_LAND,
+    SHMCOLL_OP_LOR,
+    SHMCOLL_OP_LXOR,
+    SHMCOLL_OP_BAND,
+    SHMCOLL_OP_BOR,
+    SHMCOLL_OP_BXOR,
+    SHMCOLL_OP_MAXLOC,
+    SHMCOLL_OP_MINLOC,
+    SHMCOLL_OP_COUNT
+} shmcoll_opcode_t;
+
+/* out[i] = a[i] op b[i], i < n. */
+typedef void (*shmcoll_reduce_fn)(const void *a, const void *b, void *out, size_t n);
+
+const char *shmcoll_dtype_name(shmcoll_dtype_t dtype);
+const char *shmcoll_opcode_name(shmcoll_opcode_t op);
+/* Bytes of data in one element (e.g. 12 for DOUBLE_INT). */
+size_t shmcoll_dtype_size(shmcoll_dtype_t dtype);
+/* Stride between consecutive elements in memory (e.g. 16 for DOUBLE_INT). */
+size_t shmcoll_dtype_extent(shmcoll_dtype_t dtype);
+
+/* The fastest kernel for (dtype, op) on this CPU, or NULL when MPI does not define the op for
+ * the type (e.g. MIN on complex, SUM on a pair type): the caller then falls back. */
+shmcoll_reduce_fn shmcoll_kernel_reduce(shmcoll_dtype_t dtype, shmcoll_opcode_t op);
+
+/* The scalar reference kernel (the test oracle), or NULL as above. */
+shmcoll_reduce_fn shmcoll_kernel_reduce_scalar(shmcoll_dtype_t dtype, shmcoll_opcode_t op);
+
+/* The kernel for an explicit ISA ("scalar", "avx2", "avx512"), or NULL when that ISA has none for
+ * (dtype, op) or the CPU lacks the ISA. For tests that compare every ISA with the oracle. */
+shmcoll_reduce_fn shmcoll_kernel_reduce_isa(shmcoll_dtype_t dtype, shmcoll_opcode_t op,
+                                            const char *isa);
+
+/* Name of the ISA shmcoll_kernel_reduce() uses on this CPU ("avx512", "avx2" or "scalar");
+ * SHMCOLL_ISA=scalar|avx2|avx512 caps it. */
+const char *shmcoll_kernel_isa(void);
+
+/* Temporal copy (destination will be read again soon). */
+void shmcoll_kernel_copy(void *dst, const void *src, size_t bytes);
+
+#endif

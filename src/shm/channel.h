@@ -1,0 +1,103 @@
+/* The step protocol: how team members exchange data through the segment.
+ *
+ * Time is cut into numbered steps that every member walks through in the same order (each
+ * collective consumes a number of steps derived from its arguments, so all agree). In step s a
+ * member may write its own slot of parity s&1 — a 64-byte inline area inside its post flag's line
+ * for tiny payloads, or its chunk-sized buffer — and then publish post = s. Readers wait for the
+ * writer's post >= s, read, and publish ack = s when done with everything of step s.
+ *
+ * Reuse: before writing a slot for step s a member "claims" the step: it waits until every other
+ * member is done with step s-2, the previous user of that parity. Two parities double-buffer: a
+ * writer may run one step ahead of its slowest reader, which pipelines chunked transfers.
+ *
+ * Every member posts step s only after it has finished all steps before s, so seeing post >= s
+ * of a peer also proves the peer is done with s-1; members remember that locally (peer_done) and
+ * only read ack flags when that knowledge is not enough. In the steady state of small allreduces
+ * no ack line crosses the interconnect at all.
+ *
+ * Memory: per member, two post blocks, one ack block (128 B each) and two data buffers. Each
+ * member writes only its own blocks and buffers (single writer). */
+#ifndef SHMCOLL_SHM_CHANNEL_H
+#define SHMCOLL_SHM_CHANNEL_H
+
+#include "shm/flag.h"
+#include "shm/wait.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SHMCOLL_INLINE_BYTES 64
+
+typedef struct shmcoll_post_block {
+    shmcoll_flag_t step;
+    uint8_t inline_data[SHMCOLL_INLINE_BYTES];
+} __attribute__((aligned(SHMCOLL_FLAG_ALIGN))) shmcoll_post_block_t;
+
+typedef struct shmcoll_ack_block {
+    shmcoll_flag_t step;
+} __attribute__((aligned(SHMCOLL_FLAG_ALIGN))) shmcoll_ack_block_t;
+
+typedef struct shmcoll_member_ctrl {
+    shmcoll_post_block_t post[2];
+    shmcoll_ack_block_t ack;
+} shmcoll_member_ctrl_t;
+
+typedef struct shmcoll_channel {
+    int rank;
+    int size;
+    shmcoll_member_ctrl_t *ctrl; /* [size] */
+    uint8_t *data;               /* [size][2][chunk] */
+    size_t chunk;                /* bytes per data buffer */
+    uint64_t step;               /* the last step this member began */
+    uint64_t *peer_done;         /* [size] local knowledge: peer r is done with steps <= value */
+    shmcoll_waiter_t waiter;
+} shmcoll_channel_t;
+
+/* Bytes of segment needed for `size` members with `chunk`-byte buffers. */
+size_t shmcoll_channel_segment_bytes(int size, size_t chunk);
+
+/* Lay the channel over a segment of shmcoll_channel_segment_bytes() bytes. Local. */
+shmcoll_status_t shmcoll_channel_init(shmcoll_channel_t *ch, void *base, int rank, int size,
+                                      size_t chunk);
+void shmcoll_channel_fini(shmcoll_channel_t *ch);
+
+/* Touch this member's own pages first, so they live on its NUMA node. */
+void shmcoll_channel_first_touch(shmcoll_channel_t *ch);
+
+static inline uint64_t shmcoll_channel_next_step(shmcoll_channel_t *ch) { return ++ch->step; }
+
+static inline void *shmcoll_channel_buffer(const shmcoll_channel_t *ch, int rank, uint64_t step) {
+    return ch->data + ((size_t)rank * 2 + (step & 1)) * ch->chunk;
+}
+
+static inline void *shmcoll_channel_inline(const shmcoll_channel_t *ch, int rank, uint64_t step) {
+    return ch->ctrl[rank].post[step & 1].inline_data;
+}
+
+/* Wait until every other member is done with step-2, so this member may write its slots of
+ * parity step&1. */
+shmcoll_status_t shmcoll_channel_claim(shmcoll_channel_t *ch, uint64_t step);
+
+/* Publish this member's slots of `step`. */
+static inline void shmcoll_channel_post(shmcoll_channel_t *ch, uint64_t step) {
+    shmcoll_flag_store(&ch->ctrl[ch->rank].post[step & 1].step, step);
+}
+
+/* Wait until member `rank` has posted `step`. */
+static inline shmcoll_status_t shmcoll_channel_wait_post(shmcoll_channel_t *ch, int rank,
+                                                         uint64_t step) {
+    shmcoll_status_t status =
+        shmcoll_shm_wait_geq(&ch->ctrl[rank].post[step & 1].step, step, rank, &ch->waiter);
+    if (status == SHMCOLL_OK && ch->peer_done[rank] < step - 1) ch->peer_done[rank] = step - 1;
+    return status;
+}
+
+/* Wait until every member has posted `step`. */
+shmcoll_status_t shmcoll_channel_wait_all(shmcoll_channel_t *ch, uint64_t step);
+
+/* This member is done reading everything of `step`. */
+static inline void shmcoll_channel_ack(shmcoll_channel_t *ch, uint64_t step) {
+    shmcoll_flag_store(&ch->ctrl[ch->rank].ack.step, step);
+}
+
+#endif

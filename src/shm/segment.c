@@ -1,0 +1,94 @@
+#include "shm/segment.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static shmcoll_status_t random_name(char *out, size_t len, const char *dir) {
+    uint64_t bits[2];
+    if (getrandom(bits, sizeof bits, 0) != (ssize_t)sizeof bits) return SHMCOLL_ERR_SYSTEM;
+    int n = snprintf(out, len, "%s/%s%016llx%016llx", dir, SHMCOLL_SEGMENT_PREFIX,
+                     (unsigned long long)bits[0], (unsigned long long)bits[1]);
+    return n > 0 && (size_t)n < len ? SHMCOLL_OK : SHMCOLL_ERR_INVALID;
+}
+
+static shmcoll_status_t map_fd(int fd, size_t size, shmcoll_segment_t *seg, char *error,
+                               size_t error_len) {
+    void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) {
+        snprintf(error, error_len, "mmap of %zu bytes of %s failed: %s", size, seg->path,
+                 strerror(errno));
+        return errno == ENOMEM ? SHMCOLL_ERR_NO_MEMORY : SHMCOLL_ERR_SYSTEM;
+    }
+    seg->base = base;
+    seg->size = size;
+    return SHMCOLL_OK;
+}
+
+shmcoll_status_t shmcoll_shm_segment_create(const char *dir, size_t size, shmcoll_segment_t *seg,
+                                            char *error, size_t error_len) {
+    memset(seg, 0, sizeof *seg);
+    if (random_name(seg->path, sizeof seg->path, dir) != SHMCOLL_OK) {
+        snprintf(error, error_len, "cannot make a segment name in '%s' (path too long?)", dir);
+        return SHMCOLL_ERR_INVALID;
+    }
+    int fd = open(seg->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+        snprintf(error, error_len, "cannot create a segment in '%s': %s", dir, strerror(errno));
+        return SHMCOLL_ERR_SYSTEM;
+    }
+    seg->linked = 1;
+    /* Reserve every page now: tmpfs allocates lazily, and a page that cannot be allocated at first
+     * touch is a SIGBUS in the middle of a collective. posix_fallocate returns the error code. */
+    int err = posix_fallocate(fd, 0, (off_t)size);
+    shmcoll_status_t status = SHMCOLL_OK;
+    if (err) {
+        snprintf(error, error_len, "cannot reserve %zu bytes in '%s': %s", size, dir,
+                 strerror(err));
+        status = (err == ENOSPC || err == EFBIG || err == EDQUOT) ? SHMCOLL_ERR_NO_SPACE
+                                                                  : SHMCOLL_ERR_SYSTEM;
+    } else {
+        status = map_fd(fd, size, seg, error, error_len);
+    }
+    close(fd);
+    if (status != SHMCOLL_OK) shmcoll_shm_segment_unlink(seg);
+    return status;
+}
+
+shmcoll_status_t shmcoll_shm_segment_attach(const char *path, size_t size, shmcoll_segment_t *seg,
+                                            char *error, size_t error_len) {
+    memset(seg, 0, sizeof *seg);
+    snprintf(seg->path, sizeof seg->path, "%s", path);
+    int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) {
+        snprintf(error, error_len, "cannot open segment %s: %s", path, strerror(errno));
+        return SHMCOLL_ERR_SYSTEM;
+    }
+    struct stat st;
+    shmcoll_status_t status = SHMCOLL_OK;
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size != size) {
+        snprintf(error, error_len, "segment %s has the wrong size", path);
+        status = SHMCOLL_ERR_SYSTEM;
+    } else {
+        status = map_fd(fd, size, seg, error, error_len);
+    }
+    close(fd);
+    return status;
+}
+
+void shmcoll_shm_segment_unlink(shmcoll_segment_t *seg) {
+    if (seg->linked) unlink(seg->path);
+    seg->linked = 0;
+}
+
+void shmcoll_shm_segment_detach(shmcoll_segment_t *seg) {
+    shmcoll_shm_segment_unlink(seg);
+    if (seg->base) munmap(seg->base, seg->size);
+    seg->base = NULL;
+}

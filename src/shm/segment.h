@@ -1,0 +1,42 @@
+/* Shared segments: files in a tmpfs directory (SHMCOLL_SHM_DIR, default /dev/shm), mapped by every
+ * team member.
+ *
+ * Lifecycle, chosen so that nothing can be left behind and nothing can SIGBUS:
+ *   create  one member: O_CREAT|O_EXCL, mode 0600, an unpredictable name (no collision with other
+ *           jobs, no pre-planted file), space reserved with posix_fallocate (a full or small tmpfs
+ *           is a clean SHMCOLL_ERR_NO_SPACE here instead of a SIGBUS at first touch later);
+ *   attach  every other member, by the name shared through the team's bootstrap;
+ *   unlink  the creator, as soon as all have attached: from then on a crash leaves no file. */
+#ifndef SHMCOLL_SHM_SEGMENT_H
+#define SHMCOLL_SHM_SEGMENT_H
+
+#include "core/status.h"
+
+#include <stddef.h>
+
+#define SHMCOLL_SEGMENT_PATH_MAX 256
+#define SHMCOLL_SEGMENT_PREFIX "shmcoll-"
+
+typedef struct shmcoll_segment {
+    void *base;
+    size_t size;
+    int linked; /* the file still has a name (only the creator unlinks it) */
+    char path[SHMCOLL_SEGMENT_PATH_MAX];
+} shmcoll_segment_t;
+
+/* Create and map a segment of `size` bytes in `dir`. On failure nothing exists and `error`
+ * says why. */
+shmcoll_status_t shmcoll_shm_segment_create(const char *dir, size_t size, shmcoll_segment_t *seg,
+                                            char *error, size_t error_len);
+
+/* Map an existing segment by path; fails unless its size is exactly `size`. */
+shmcoll_status_t shmcoll_shm_segment_attach(const char *path, size_t size, shmcoll_segment_t *seg,
+                                            char *error, size_t error_len);
+
+/* Remove the name (idempotent). Mappings stay valid. */
+void shmcoll_shm_segment_unlink(shmcoll_segment_t *seg);
+
+/* Unmap (and unlink if still linked). */
+void shmcoll_shm_segment_detach(shmcoll_segment_t *seg);
+
+#endif

@@ -1,0 +1,72 @@
+#include "shm/wait.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* kill(pid, 0) succeeds for a zombie, and a killed rank stays a zombie until its parent reaps it
+ * (the launcher may be busy), so also read the state letter from /proc. */
+int shmcoll_shm_process_alive(pid_t pid) {
+    if (pid <= 0) return 1;
+    if (kill(pid, 0) != 0 && errno == ESRCH) return 0;
+    char path[64], stat[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? 0 : 1;
+    ssize_t len = read(fd, stat, sizeof stat - 1);
+    close(fd);
+    if (len <= 0) return 1;
+    stat[len] = '\0';
+    const char *paren = strrchr(stat, ')'); /* the command name may contain spaces */
+    if (!paren || paren[1] != ' ') return 1;
+    return paren[2] != 'Z' && paren[2] != 'X';
+}
+
+shmcoll_status_t shmcoll_shm_wait_slow(const shmcoll_flag_t *flag, uint64_t value, int peer,
+                                       const shmcoll_waiter_t *waiter) {
+    for (long i = 0; i < waiter->spin; i++) {
+        shmcoll_cpu_relax();
+        if (shmcoll_flag_load(flag) >= value) return SHMCOLL_OK;
+    }
+    const double start = now_seconds();
+    double last_liveness = start, last_progress = start;
+    for (unsigned long polls = 1;; polls++) {
+        sched_yield();
+        if (shmcoll_flag_load(flag) >= value) return SHMCOLL_OK;
+        if (polls % 16) continue;
+        double t = now_seconds();
+        if (waiter->progress && t - last_progress > 1e-3) {
+            waiter->progress(waiter->progress_ctx);
+            last_progress = t;
+            if (shmcoll_flag_load(flag) >= value) return SHMCOLL_OK;
+        }
+        if (t - last_liveness > 0.05) {
+            last_liveness = t;
+            if (waiter->pids && !shmcoll_shm_process_alive(waiter->pids[peer])) {
+                snprintf(waiter->error, waiter->error_len,
+                         "rank %d (pid %d) died while %s was waiting for it", peer,
+                         (int)waiter->pids[peer], waiter->op);
+                return SHMCOLL_ERR_PEER_DEAD;
+            }
+        }
+        if (t - start > waiter->timeout) {
+            snprintf(waiter->error, waiter->error_len,
+                     "timeout: %s waited %.0f s for rank %d (pid %d), which is stuck or stopped "
+                     "(SHMCOLL_TIMEOUT=%g)",
+                     waiter->op, t - start, peer, waiter->pids ? (int)waiter->pids[peer] : -1,
+                     waiter->timeout);
+            return SHMCOLL_ERR_TIMEOUT;
+        }
+    }
+}
