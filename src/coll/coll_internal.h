@@ -35,12 +35,16 @@ static inline void coll_copy(shmcoll_team_t *team, void *dst, const void *src, s
     team->dav += 2 * bytes;
 }
 
-/* out = a op b over n elements; out may alias b (the accumulator), never a alone. */
+/* out = a op b over n elements; out may alias a or b exactly. A user function only has the
+ * shape inout = in op inout, so out == a is served as b op a: callers alias a only for
+ * commutative ops. */
 static inline void coll_reduce(shmcoll_team_t *team, const shmcoll_reduce_op_t *op,
                                const void *a, const void *b, void *out, size_t n) {
     if (!n) return;
     if (op->kernel) {
         op->kernel(a, b, out, n);
+    } else if (out == a) {
+        op->user_fn(b, out, n, op->user_ctx);
     } else {
         coll_copy(team, out, b, shmcoll_reduce_op_span(op, n));
         op->user_fn(a, out, n, op->user_ctx);
@@ -75,6 +79,49 @@ static inline void coll_fold_slots(shmcoll_team_t *team, const shmcoll_reduce_op
         coll_reduce(team, op, (const char *)coll_slot(ch, r, step, use_inline) + offset, out, out,
                     n);
 }
+
+/* p blocks of an element range: equal parts of `per` elements (clipped to n; counts NULL), or
+ * explicit per-block counts with their prefix offsets (reduce_scatter). */
+typedef struct coll_blocks {
+    size_t n;
+    size_t per;
+    const size_t *counts;
+    const size_t *firsts;
+} coll_blocks_t;
+
+static inline void coll_block(const coll_blocks_t *blocks, int j, size_t *first, size_t *len) {
+    if (blocks->counts) {
+        *first = blocks->firsts[j];
+        *len = blocks->counts[j];
+        return;
+    }
+    size_t lo = (size_t)j * blocks->per, hi = lo + blocks->per;
+    lo = lo < blocks->n ? lo : blocks->n;
+    hi = hi < blocks->n ? hi : blocks->n;
+    *first = lo;
+    *len = hi - lo;
+}
+
+/* n elements in p equal blocks that start on cache-line boundaries where the element size
+ * allows it, so no two members write the same line. */
+static inline coll_blocks_t coll_blocks_equal(const shmcoll_reduce_op_t *op, size_t n, int p) {
+    size_t align = (op->extent <= 64 && 64 % op->extent == 0) ? 64 / op->extent : 1;
+    size_t per = (n + (size_t)p - 1) / (size_t)p;
+    per = (per + align - 1) / align * align;
+    return (coll_blocks_t){.n = n, .per = per ? per : 1};
+}
+
+/* Where the result of a reduction goes. */
+typedef enum coll_result {
+    COLL_RESULT_SCATTERED, /* block j to member j's recvbuf (reduce_scatter) */
+    COLL_RESULT_ALL,       /* everything to every member (allreduce) */
+    COLL_RESULT_ROOT,      /* everything to the root (reduce) */
+} coll_result_t;
+
+shmcoll_status_t shmcoll_coll_reduce_ma(shmcoll_team_t *team, const void *input, void *recvbuf,
+                                        const shmcoll_reduce_op_t *op,
+                                        const coll_blocks_t *blocks, coll_result_t result,
+                                        int root);
 
 shmcoll_status_t shmcoll_coll_reduce_flat(shmcoll_team_t *team, const void *sendbuf,
                                           void *recvbuf, size_t count,

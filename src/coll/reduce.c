@@ -1,5 +1,6 @@
-/* Entry points of reduce and allreduce: pick the flat (one synchronisation) or the split
- * (pipelined, reduction spread over members) algorithm from the message size. */
+/* Entry points of reduce and allreduce: the flat algorithm (one synchronisation) for small
+ * messages; above, movement-avoiding for commutative ops (minimal data movement) and split
+ * (canonical rank order) for non-commutative ones. */
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 
@@ -14,6 +15,13 @@ static shmcoll_status_t reduce_any(shmcoll_team_t *team, const void *sendbuf, vo
     if (shmcoll_coll_reduce_use_flat(team, op, count)) {
         status = shmcoll_coll_reduce_flat(team, sendbuf, recvbuf, count, op, root);
         return coll_end(team, status, "flat");
+    }
+    if (op->commutative && team->size > 1) {
+        const coll_blocks_t blocks = coll_blocks_equal(op, count, team->size);
+        status = shmcoll_coll_reduce_ma(team, sendbuf ? sendbuf : recvbuf, recvbuf, op, &blocks,
+                                        root == COLL_ALL ? COLL_RESULT_ALL : COLL_RESULT_ROOT,
+                                        root);
+        return coll_end(team, status, "ma");
     }
     status = shmcoll_coll_reduce_split(team, sendbuf, recvbuf, count, op, root);
     return coll_end(team, status, "split");

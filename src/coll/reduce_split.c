@@ -11,29 +11,6 @@
  * set is 2 * p * chunk, independent of the message size. */
 #include "coll/coll_internal.h"
 
-typedef struct part_plan {
-    size_t per_part; /* elements per part, a multiple of the alignment */
-} part_plan_t;
-
-static size_t part_lo(const part_plan_t *plan, int r, size_t n) {
-    size_t lo = (size_t)r * plan->per_part;
-    return lo < n ? lo : n;
-}
-
-static size_t part_hi(const part_plan_t *plan, int r, size_t n) {
-    size_t hi = part_lo(plan, r, n) + plan->per_part;
-    return hi < n ? hi : n;
-}
-
-/* Parts start on cache-line boundaries where the element size allows it, so no two members write
- * the same line of their outputs' neighbours. */
-static part_plan_t plan_parts(const shmcoll_reduce_op_t *op, size_t n, int p) {
-    size_t align = (op->extent <= 64 && 64 % op->extent == 0) ? 64 / op->extent : 1;
-    size_t per = (n + (size_t)p - 1) / (size_t)p;
-    per = (per + align - 1) / align * align;
-    return (part_plan_t){.per_part = per ? per : 1};
-}
-
 shmcoll_status_t shmcoll_coll_reduce_split(shmcoll_team_t *team, const void *sendbuf,
                                            void *recvbuf, size_t count,
                                            const shmcoll_reduce_op_t *op, int root) {
@@ -46,7 +23,7 @@ shmcoll_status_t shmcoll_coll_reduce_split(shmcoll_team_t *team, const void *sen
 
     for (size_t first = 0; first < count; first += per_chunk) {
         const size_t n = count - first < per_chunk ? count - first : per_chunk;
-        const part_plan_t plan = plan_parts(op, n, p);
+        const coll_blocks_t parts = coll_blocks_equal(op, n, p);
 
         const uint64_t in_step = shmcoll_channel_next_step(ch);
         SHMCOLL_CHECK(shmcoll_channel_claim(ch, in_step));
@@ -56,10 +33,11 @@ shmcoll_status_t shmcoll_coll_reduce_split(shmcoll_team_t *team, const void *sen
 
         const uint64_t out_step = shmcoll_channel_next_step(ch);
         SHMCOLL_CHECK(shmcoll_channel_claim(ch, out_step));
-        const size_t lo = part_lo(&plan, me, n), hi = part_hi(&plan, me, n);
-        if (hi > lo) {
+        size_t lo, len;
+        coll_block(&parts, me, &lo, &len);
+        if (len) {
             SHMCOLL_CHECK(shmcoll_channel_wait_all(ch, in_step));
-            coll_fold_slots(team, op, in_step, 0, lo * op->extent, hi - lo,
+            coll_fold_slots(team, op, in_step, 0, lo * op->extent, len,
                             shmcoll_channel_buffer(ch, me, out_step));
         }
         shmcoll_channel_ack(ch, in_step);
@@ -68,11 +46,12 @@ shmcoll_status_t shmcoll_coll_reduce_split(shmcoll_team_t *team, const void *sen
         if (wants_result) {
             char *out = (char *)recvbuf + first * op->extent;
             for (int r = 0; r < p; r++) {
-                const size_t rlo = part_lo(&plan, r, n), rhi = part_hi(&plan, r, n);
-                if (rhi == rlo) continue;
+                size_t rlo, rlen;
+                coll_block(&parts, r, &rlo, &rlen);
+                if (!rlen) continue;
                 SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, r, out_step));
                 coll_copy(team, out + rlo * op->extent, shmcoll_channel_buffer(ch, r, out_step),
-                          shmcoll_reduce_op_span(op, rhi - rlo));
+                          shmcoll_reduce_op_span(op, rlen));
             }
         }
         shmcoll_channel_ack(ch, out_step);

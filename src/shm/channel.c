@@ -34,15 +34,21 @@ void shmcoll_channel_first_touch(shmcoll_channel_t *ch) {
     memset(shmcoll_channel_buffer(ch, ch->rank, 0), 0, 2 * ch->chunk);
 }
 
+static shmcoll_status_t wait_done(shmcoll_channel_t *ch, int r, uint64_t need) {
+    if (r == ch->rank || ch->peer_done[r] >= need) return SHMCOLL_OK;
+    SHMCOLL_CHECK(shmcoll_shm_wait_geq(&ch->ctrl[r].ack.step, need, r, &ch->waiter));
+    ch->peer_done[r] = shmcoll_flag_load(&ch->ctrl[r].ack.step);
+    return SHMCOLL_OK;
+}
+
 shmcoll_status_t shmcoll_channel_claim(shmcoll_channel_t *ch, uint64_t step) {
     if (step <= 2) return SHMCOLL_OK;
-    const uint64_t need = step - 2;
-    for (int r = 0; r < ch->size; r++) {
-        if (r == ch->rank || ch->peer_done[r] >= need) continue;
-        SHMCOLL_CHECK(shmcoll_shm_wait_geq(&ch->ctrl[r].ack.step, need, r, &ch->waiter));
-        ch->peer_done[r] = shmcoll_flag_load(&ch->ctrl[r].ack.step);
-    }
+    for (int r = 0; r < ch->size; r++) SHMCOLL_CHECK(wait_done(ch, r, step - 2));
     return SHMCOLL_OK;
+}
+
+shmcoll_status_t shmcoll_channel_claim_one(shmcoll_channel_t *ch, uint64_t step, int reader) {
+    return step <= 2 ? SHMCOLL_OK : wait_done(ch, reader, step - 2);
 }
 
 shmcoll_status_t shmcoll_channel_wait_all(shmcoll_channel_t *ch, uint64_t step) {

@@ -78,6 +78,10 @@ static inline void *shmcoll_channel_inline(const shmcoll_channel_t *ch, int rank
  * parity step&1. */
 shmcoll_status_t shmcoll_channel_claim(shmcoll_channel_t *ch, uint64_t step);
 
+/* Like shmcoll_channel_claim, when the caller knows that since every member was last known done
+ * with step-2's parity only `reader` can have read its slots (e.g. a ring's downstream neighbour). */
+shmcoll_status_t shmcoll_channel_claim_one(shmcoll_channel_t *ch, uint64_t step, int reader);
+
 /* Publish this member's slots of `step`. */
 static inline void shmcoll_channel_post(shmcoll_channel_t *ch, uint64_t step) {
     shmcoll_flag_store(&ch->ctrl[ch->rank].post[step & 1].step, step);

@@ -1,0 +1,117 @@
+/* The step protocol (shm/channel.h) and bounded waits (shm/wait.h), below any collective:
+ *  - rotating single writers stream patterned data through both parities while readers verify
+ *    every byte: a writer that reused a slot before all readers were done would be caught;
+ *  - a wait for a flag nobody writes times out with a message naming the peer and operation;
+ *  - a wait for a dead process fails fast as PEER_DEAD, even when it is an unreaped zombie. */
+#include "core/team.h"
+#include "shm/channel.h"
+#include "shm/wait.h"
+#include "team_harness.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STEPS 4000
+
+static uint8_t pattern(uint64_t step, size_t i) { return (uint8_t)(step * 131 + i * 7); }
+
+/* Writer of step s is member s % p; it fills `len` bytes, readers check them. */
+static int stream_body(shmcoll_team_t *team, void *arg) {
+    shmcoll_channel_t *ch = &team->channel;
+    const int p = ch->size, me = ch->rank;
+    unsigned seed = (unsigned)(me * 7919 + 1);
+    for (int k = 0; k < STEPS; k++) {
+        uint64_t s = shmcoll_channel_next_step(ch);
+        int writer = (int)(s % (uint64_t)p);
+        size_t len = 1 + (size_t)(s * 2654435761u % 4095);
+        if (rand_r(&seed) % 8 == 0) usleep(rand_r(&seed) % 50);
+        if (me == writer) {
+            if (shmcoll_channel_claim(ch, s) != SHMCOLL_OK) return 1;
+            uint8_t *buf = shmcoll_channel_buffer(ch, me, s);
+            for (size_t i = 0; i < len; i++) buf[i] = pattern(s, i);
+            shmcoll_channel_post(ch, s);
+        } else {
+            if (shmcoll_channel_wait_post(ch, writer, s) != SHMCOLL_OK) return 1;
+            const uint8_t *buf = shmcoll_channel_buffer(ch, writer, s);
+            for (size_t i = 0; i < len; i++) {
+                if (buf[i] != pattern(s, i)) {
+                    team_harness_log("step %llu byte %zu: got %u want %u (slot reused too early)",
+                                     (unsigned long long)s, i, buf[i], pattern(s, i));
+                    return 1;
+                }
+            }
+        }
+        shmcoll_channel_ack(ch, s);
+    }
+    return 0;
+}
+
+static int failures;
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void check_waits(void) {
+    char error[256] = "";
+    shmcoll_flag_t flag = 5;
+    pid_t pids[2] = {getpid(), getpid()};
+    shmcoll_waiter_t waiter = {.timeout = 0.3, .spin = 100, .pids = pids, .op = "testop",
+                               .error = error, .error_len = sizeof error};
+    CHECK(shmcoll_shm_wait_geq(&flag, 5, 1, &waiter) == SHMCOLL_OK, "satisfied wait returns");
+    double t0 = now();
+    shmcoll_status_t st = shmcoll_shm_wait_geq(&flag, 6, 1, &waiter);
+    double dt = now() - t0;
+    CHECK(st == SHMCOLL_ERR_TIMEOUT, "unsatisfied wait times out, got %d", st);
+    CHECK(dt >= 0.3 && dt < 3, "timeout after about 0.3 s, took %.2f s", dt);
+    CHECK(strstr(error, "rank 1") && strstr(error, "testop"), "message names peer and op: %s",
+          error);
+
+    /* A child that exits and stays an unreaped zombie is dead to the liveness check. */
+    pid_t child = fork();
+    if (child == 0) _exit(0);
+    usleep(100 * 1000);
+    CHECK(!shmcoll_shm_process_alive(child), "a zombie is not alive");
+    pids[1] = child;
+    waiter.timeout = 30;
+    error[0] = '\0';
+    t0 = now();
+    st = shmcoll_shm_wait_geq(&flag, 6, 1, &waiter);
+    dt = now() - t0;
+    CHECK(st == SHMCOLL_ERR_PEER_DEAD, "wait on a dead peer fails, got %d", st);
+    CHECK(dt < 2, "dead peer detected within 2 s, took %.2f s", dt);
+    CHECK(strstr(error, "rank 1") && strstr(error, "died"), "message: %s", error);
+    waitpid(child, NULL, 0);
+    CHECK(!shmcoll_shm_process_alive(child), "a reaped process is not alive");
+    CHECK(shmcoll_shm_process_alive(getpid()), "this process is alive");
+}
+
+int main(void) {
+    check_waits();
+    static const int sizes[] = {2, 3, 5};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        CHECK(team_harness_run(sizes[i], stream_body, NULL, 120) == 0,
+              "streaming %d steps through p=%d members", STEPS, sizes[i]);
+    if (failures) {
+        fprintf(stderr, "channel: %d failures\n", failures);
+        return 1;
+    }
+    printf("channel: all checks passed\n");
+    return 0;
+}
