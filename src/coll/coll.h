@@ -28,4 +28,66 @@ shmcoll_status_t shmcoll_reduce(shmcoll_team_t *team, const void *sendbuf, void 
 shmcoll_status_t shmcoll_allreduce(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
                                    size_t count, const shmcoll_reduce_op_t *op);
 
+/* ---- Reduce-scatter and scans ------------------------------------------------------------ */
+
+/* Member r receives block r of the reduction; block j has counts[j] elements and the blocks lie
+ * back to back in sendbuf (recvbuf when sendbuf is NULL: the result then overwrites the start of
+ * recvbuf). reduce_scatter_block is the case of equal counts. */
+shmcoll_status_t shmcoll_reduce_scatter(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                        const size_t *counts, const shmcoll_reduce_op_t *op);
+shmcoll_status_t shmcoll_reduce_scatter_block(shmcoll_team_t *team, const void *sendbuf,
+                                              void *recvbuf, size_t count,
+                                              const shmcoll_reduce_op_t *op);
+
+/* recvbuf at r = sendbuf(0) op ... op sendbuf(r) (scan) or ... op sendbuf(r-1) (exscan; recvbuf
+ * of member 0 is left untouched). */
+shmcoll_status_t shmcoll_scan(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                              size_t count, const shmcoll_reduce_op_t *op);
+shmcoll_status_t shmcoll_exscan(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                size_t count, const shmcoll_reduce_op_t *op);
+
+/* ---- Data movement, in bytes ------------------------------------------------------------- */
+/* Blocks are given as byte counts and byte displacements into the receive (or send) buffer.
+ * sendbuf NULL means in place, with MPI's meaning for each collective. */
+
+/* Every member's `bytes` to every member, in rank order: recvbuf[r*bytes..]. In place: member r's
+ * block is already at recvbuf + r*bytes. */
+shmcoll_status_t shmcoll_allgather(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                   size_t bytes);
+/* Member r contributes recvbytes[r] bytes (its sendbuf), placed at recvbuf + displs[r]
+ * everywhere. All members pass the same recvbytes and displs. */
+shmcoll_status_t shmcoll_allgatherv(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                    const size_t *recvbytes, const size_t *displs);
+
+/* Root receives every member's `bytes` in rank order. In place at the root: its block is already
+ * at recvbuf + root*bytes. */
+shmcoll_status_t shmcoll_gather(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                size_t bytes, int root);
+/* Member r sends sendbytes (its own count); the root places it at recvbuf + displs[r], with
+ * recvbytes[r] == member r's sendbytes. recvbytes and displs are read at the root only. */
+shmcoll_status_t shmcoll_gatherv(shmcoll_team_t *team, const void *sendbuf, size_t sendbytes,
+                                 void *recvbuf, const size_t *recvbytes, const size_t *displs,
+                                 int root);
+
+/* Member r receives bytes r*bytes.. of the root's sendbuf. In place at the root: recvbuf NULL and
+ * the root keeps its block where it is. */
+shmcoll_status_t shmcoll_scatter(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                 size_t bytes, int root);
+/* Member r receives recvbytes bytes from root's sendbuf + displs[r] (sendbytes[r] at the root
+ * equals member r's recvbytes). sendbytes and displs are read at the root only. recvbuf NULL at
+ * the root means in place. */
+shmcoll_status_t shmcoll_scatterv(shmcoll_team_t *team, const void *sendbuf,
+                                  const size_t *sendbytes, const size_t *displs, void *recvbuf,
+                                  size_t recvbytes, int root);
+
+/* Block r of member q's sendbuf (bytes each) lands as block q of member r's recvbuf. In place
+ * (sendbuf NULL): the blocks to send are in recvbuf and are replaced. */
+shmcoll_status_t shmcoll_alltoall(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                  size_t bytes);
+/* The same with per-peer byte counts and displacements; sendbytes[r] of member q must equal
+ * recvbytes[q] of member r. */
+shmcoll_status_t shmcoll_alltoallv(shmcoll_team_t *team, const void *sendbuf,
+                                   const size_t *sendbytes, const size_t *sdispls, void *recvbuf,
+                                   const size_t *recvbytes, const size_t *rdispls);
+
 #endif

@@ -59,26 +59,70 @@ static inline const void *coll_slot(const shmcoll_channel_t *ch, int r, uint64_t
     return use_inline ? shmcoll_channel_inline(ch, r, step) : shmcoll_channel_buffer(ch, r, step);
 }
 
-/* out = x0 op x1 op ... op x(p-1), where xr is n elements at byte `offset` of member r's slot of
- * `step`. Folded from the right (x(p-2) op x(p-1) first), which is the canonical rank order for
- * non-commutative ops given MPI's in/inout function shape, and the same order on every member, so
- * allreduce results are bitwise identical everywhere. */
-static inline void coll_fold_slots(shmcoll_team_t *team, const shmcoll_reduce_op_t *op,
-                                   uint64_t step, int use_inline, size_t offset, size_t n,
+/* out = x0 op x1 op ... op x(m-1) over the first m members (m >= 1), where xr is n elements at
+ * byte `offset` of member r's slot of `step`. Folded from the right (x(m-2) op x(m-1) first),
+ * which is the canonical rank order for non-commutative ops given MPI's in/inout function shape,
+ * and the same order on every member, so allreduce results are bitwise identical everywhere. */
+static inline void coll_fold_first(shmcoll_team_t *team, const shmcoll_reduce_op_t *op,
+                                   uint64_t step, int use_inline, size_t offset, size_t n, int m,
                                    void *out) {
     const shmcoll_channel_t *ch = &team->channel;
-    const int p = ch->size;
-    const char *last = (const char *)coll_slot(ch, p - 1, step, use_inline) + offset;
-    if (p == 1) {
+    const char *last = (const char *)coll_slot(ch, m - 1, step, use_inline) + offset;
+    if (m == 1) {
         coll_copy(team, out, last, shmcoll_reduce_op_span(op, n));
         return;
     }
-    const char *prev = (const char *)coll_slot(ch, p - 2, step, use_inline) + offset;
+    const char *prev = (const char *)coll_slot(ch, m - 2, step, use_inline) + offset;
     coll_reduce(team, op, prev, last, out, n);
-    for (int r = p - 3; r >= 0; r--)
+    for (int r = m - 3; r >= 0; r--)
         coll_reduce(team, op, (const char *)coll_slot(ch, r, step, use_inline) + offset, out, out,
                     n);
 }
+
+/* The fold over all members. */
+static inline void coll_fold_slots(shmcoll_team_t *team, const shmcoll_reduce_op_t *op,
+                                   uint64_t step, int use_inline, size_t offset, size_t n,
+                                   void *out) {
+    coll_fold_first(team, op, step, use_inline, offset, n, team->channel.size, out);
+}
+
+/* Byte blocks of the data-movement collectives: uniform (`bytes` each, back to back) or given
+ * per member (counts and displacements, in bytes). */
+typedef struct coll_bytes {
+    size_t bytes;
+    const size_t *counts;
+    const size_t *displs;
+} coll_bytes_t;
+
+static inline size_t coll_bytes_count(const coll_bytes_t *b, int r) {
+    return b->counts ? b->counts[r] : b->bytes;
+}
+
+static inline size_t coll_bytes_displ(const coll_bytes_t *b, int r) {
+    return b->counts ? b->displs[r] : (size_t)r * b->bytes;
+}
+
+/* Bytes of a block that fall into round `round` of `piece`-byte rounds. */
+static inline size_t coll_round_bytes(size_t total, size_t round, size_t piece) {
+    size_t lo = round * piece;
+    if (lo >= total) return 0;
+    return total - lo < piece ? total - lo : piece;
+}
+
+static inline size_t coll_div_ceil(size_t a, size_t b) { return (a + b - 1) / b; }
+
+/* Per-destination piece of a buffer shared by p destinations: cache-line multiples when they
+ * fit, so destinations never share a line. */
+static inline size_t coll_piece_per_member(size_t chunk, int p) {
+    size_t piece = chunk / (size_t)p;
+    return piece >= 64 ? piece & ~(size_t)63 : (piece ? piece : 1);
+}
+
+/* One step in which `root` (or, with COLL_ALL, every member) publishes a number in its inline
+ * area; returns the root's number, or the maximum over all members. Used by the v-variants, where
+ * only some members know how many rounds the collective takes. */
+shmcoll_status_t shmcoll_coll_agree_max(shmcoll_team_t *team, uint64_t mine, int root,
+                                        uint64_t *result);
 
 /* p blocks of an element range: equal parts of `per` elements (clipped to n; counts NULL), or
  * explicit per-block counts with their prefix offsets (reduce_scatter). */

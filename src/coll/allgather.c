@@ -1,0 +1,64 @@
+/* Allgather and allgatherv, pipelined through every member's own slots (YHCCL Algorithm 4).
+ *
+ * Round t: every member copies piece t of its block into its buffer of parity t (the inline
+ * area when all blocks fit in 64 bytes) and posts; then it copies piece t of every other
+ * member's block out, starting with its right-hand neighbour so that the p readers of a round
+ * spread over p different sources instead of all hitting member 0 first. With two parities a
+ * member fills round t+1 while slower members still read round t. Every member knows every block
+ * size (MPI passes all recvcounts everywhere), so the number of rounds needs no agreement. */
+#include "coll/coll.h"
+#include "coll/coll_internal.h"
+
+static shmcoll_status_t allgather_rounds(shmcoll_team_t *team, const char *mine, char *recvbuf,
+                                         const coll_bytes_t *blocks) {
+    shmcoll_channel_t *ch = &team->channel;
+    const int me = ch->rank, p = ch->size;
+    size_t longest = 0;
+    for (int r = 0; r < p; r++)
+        if (coll_bytes_count(blocks, r) > longest) longest = coll_bytes_count(blocks, r);
+    const int use_inline = longest <= SHMCOLL_INLINE_BYTES;
+    const size_t piece = use_inline ? SHMCOLL_INLINE_BYTES : ch->chunk;
+    const size_t rounds = coll_div_ceil(longest, piece);
+    const size_t my_count = coll_bytes_count(blocks, me);
+
+    coll_copy(team, recvbuf + coll_bytes_displ(blocks, me), mine, my_count);
+    for (size_t round = 0; round < rounds; round++) {
+        const uint64_t step = shmcoll_channel_next_step(ch);
+        const size_t n = coll_round_bytes(my_count, round, piece);
+        if (n) {
+            SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
+            coll_copy(team, (void *)coll_slot(ch, me, step, use_inline), mine + round * piece, n);
+        }
+        shmcoll_channel_post(ch, step);
+        for (int i = 1; i < p; i++) {
+            const int q = (me + i) % p;
+            const size_t m = coll_round_bytes(coll_bytes_count(blocks, q), round, piece);
+            if (!m) continue;
+            SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, q, step));
+            coll_copy(team, recvbuf + coll_bytes_displ(blocks, q) + round * piece,
+                      coll_slot(ch, q, step, use_inline), m);
+        }
+        shmcoll_channel_ack(ch, step);
+    }
+    return SHMCOLL_OK;
+}
+
+shmcoll_status_t shmcoll_allgather(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                   size_t bytes) {
+    shmcoll_status_t status = coll_begin(team, "allgather");
+    if (status != SHMCOLL_OK) return status;
+    const coll_bytes_t blocks = {.bytes = bytes};
+    const char *mine = sendbuf ? sendbuf : (char *)recvbuf + (size_t)team->rank * bytes;
+    status = allgather_rounds(team, mine, recvbuf, &blocks);
+    return coll_end(team, status, "pipeline");
+}
+
+shmcoll_status_t shmcoll_allgatherv(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                    const size_t *recvbytes, const size_t *displs) {
+    shmcoll_status_t status = coll_begin(team, "allgatherv");
+    if (status != SHMCOLL_OK) return status;
+    const coll_bytes_t blocks = {.counts = recvbytes, .displs = displs};
+    const char *mine = sendbuf ? sendbuf : (char *)recvbuf + displs[team->rank];
+    status = allgather_rounds(team, mine, recvbuf, &blocks);
+    return coll_end(team, status, "pipeline");
+}

@@ -1,0 +1,72 @@
+/* Gather and gatherv through the senders' own slots.
+ *
+ * Round t: every non-root member copies piece t of its block into its buffer (inline area for
+ * blocks of at most 64 bytes) and posts; the root copies the pieces out, visiting members from
+ * its right-hand neighbour on. Senders run a round ahead thanks to the two parities. For gatherv
+ * only the root knows every block size, so the root first publishes the longest block in one
+ * agreement step and every member derives the number of rounds from it. */
+#include "coll/coll.h"
+#include "coll/coll_internal.h"
+
+static shmcoll_status_t gather_rounds(shmcoll_team_t *team, const char *mine, size_t my_count,
+                                      char *recvbuf, const coll_bytes_t *blocks, size_t longest,
+                                      int root) {
+    shmcoll_channel_t *ch = &team->channel;
+    const int me = ch->rank, p = ch->size;
+    const int use_inline = longest <= SHMCOLL_INLINE_BYTES;
+    const size_t piece = use_inline ? SHMCOLL_INLINE_BYTES : ch->chunk;
+    const size_t rounds = coll_div_ceil(longest, piece);
+
+    if (me == root && mine) coll_copy(team, recvbuf + coll_bytes_displ(blocks, me), mine, my_count);
+    for (size_t round = 0; round < rounds; round++) {
+        const uint64_t step = shmcoll_channel_next_step(ch);
+        if (me != root) {
+            const size_t n = coll_round_bytes(my_count, round, piece);
+            if (n) {
+                SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
+                coll_copy(team, (void *)coll_slot(ch, me, step, use_inline),
+                          mine + round * piece, n);
+            }
+        }
+        shmcoll_channel_post(ch, step);
+        if (me == root) {
+            for (int i = 1; i < p; i++) {
+                const int q = (root + i) % p;
+                const size_t m = coll_round_bytes(coll_bytes_count(blocks, q), round, piece);
+                if (!m) continue;
+                SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, q, step));
+                coll_copy(team, recvbuf + coll_bytes_displ(blocks, q) + round * piece,
+                          coll_slot(ch, q, step, use_inline), m);
+            }
+        }
+        shmcoll_channel_ack(ch, step);
+    }
+    return SHMCOLL_OK;
+}
+
+shmcoll_status_t shmcoll_gather(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                size_t bytes, int root) {
+    if (root < 0 || root >= team->size) return SHMCOLL_ERR_INVALID;
+    shmcoll_status_t status = coll_begin(team, "gather");
+    if (status != SHMCOLL_OK) return status;
+    const coll_bytes_t blocks = {.bytes = bytes};
+    status = gather_rounds(team, sendbuf, bytes, recvbuf, &blocks, bytes, root);
+    return coll_end(team, status, "pipeline");
+}
+
+shmcoll_status_t shmcoll_gatherv(shmcoll_team_t *team, const void *sendbuf, size_t sendbytes,
+                                 void *recvbuf, const size_t *recvbytes, const size_t *displs,
+                                 int root) {
+    if (root < 0 || root >= team->size) return SHMCOLL_ERR_INVALID;
+    shmcoll_status_t status = coll_begin(team, "gatherv");
+    if (status != SHMCOLL_OK) return status;
+    uint64_t longest = 0;
+    if (team->rank == root)
+        for (int r = 0; r < team->size; r++)
+            if (r != root && recvbytes[r] > longest) longest = recvbytes[r];
+    status = shmcoll_coll_agree_max(team, longest, root, &longest);
+    const coll_bytes_t blocks = {.counts = recvbytes, .displs = displs};
+    if (status == SHMCOLL_OK)
+        status = gather_rounds(team, sendbuf, sendbytes, recvbuf, &blocks, longest, root);
+    return coll_end(team, status, "pipeline");
+}
