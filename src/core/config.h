@@ -17,7 +17,8 @@
     X(chunk, "SHMCOLL_CHUNK", SIZE, "256k",                                                        \
       "bytes per pipeline chunk and per-rank slot (shrunk automatically to fit the directory)")    \
     X(spin, "SHMCOLL_SPIN", INT, "2000",                                                           \
-      "polls before a waiting rank starts to yield (0 when the node is oversubscribed)")
+      "polls before a waiting rank starts to yield (0 when the node is oversubscribed)")           \
+    X(isa, "SHMCOLL_ISA", STRING, "", "cap the reduction kernels' ISA: scalar, avx2 or avx512")
 
 typedef struct shmcoll_config {
     int disable;
@@ -27,6 +28,7 @@ typedef struct shmcoll_config {
     double timeout;
     size_t chunk;
     long spin;
+    const char *isa;
 } shmcoll_config_t;
 
 /* The configuration, read from the environment on the first call. */

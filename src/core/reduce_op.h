@@ -17,16 +17,17 @@ typedef struct shmcoll_reduce_op {
     shmcoll_reduce_fn kernel;       /* predefined kernel, or NULL to use user_fn */
     shmcoll_user_reduce_fn user_fn; /* used when kernel is NULL */
     void *user_ctx;
-    size_t size;     /* bytes of data in one element */
-    size_t extent;   /* bytes between consecutive elements (>= size) */
-    int commutative; /* 0: the result must be x0 op x1 op ... op x(p-1), in rank order */
+    size_t size;      /* bytes of data in one element */
+    size_t extent;    /* bytes between consecutive elements (>= size) */
+    size_t data_end;  /* offset past an element's last data byte (MPI's true extent; 0: size) */
+    int commutative;  /* 0: the result must be x0 op x1 op ... op x(p-1), in rank order */
     const char *name; /* for messages, e.g. "MPI_SUM/MPI_DOUBLE" */
 } shmcoll_reduce_op_t;
 
-/* Bytes spanned by n elements: the last element ends at its size, not its extent, so a buffer of
- * pair types is never touched past its final data byte. */
+/* Bytes spanned by n elements: the last element ends at its last data byte, not its extent, so a
+ * buffer of pair types is never touched past its final data byte. */
 static inline size_t shmcoll_reduce_op_span(const shmcoll_reduce_op_t *op, size_t n) {
-    return n ? (n - 1) * op->extent + op->size : 0;
+    return n ? (n - 1) * op->extent + (op->data_end ? op->data_end : op->size) : 0;
 }
 
 #endif

@@ -63,6 +63,9 @@ const char *shmcoll_opcode_name(shmcoll_opcode_t op);
 size_t shmcoll_dtype_size(shmcoll_dtype_t dtype);
 /* Stride between consecutive elements in memory (e.g. 16 for DOUBLE_INT). */
 size_t shmcoll_dtype_extent(shmcoll_dtype_t dtype);
+/* Offset just past an element's last data byte (MPI's true extent): 8 for SHORT_INT, whose int
+ * follows two bytes of padding, 12 for DOUBLE_INT, the size for plain types. */
+size_t shmcoll_dtype_data_end(shmcoll_dtype_t dtype);
 
 /* The fastest kernel for (dtype, op) on this CPU, or NULL when MPI does not define the op for
  * the type (e.g. MIN on complex, SUM on a pair type): the caller then falls back. */
