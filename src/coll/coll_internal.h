@@ -24,8 +24,10 @@ static inline shmcoll_status_t coll_begin(shmcoll_team_t *team, const char *op) 
 /* A failure (not NOT_SUPPORTED) leaves the team in an unknown protocol state: make it sticky. */
 static inline shmcoll_status_t coll_end(shmcoll_team_t *team, shmcoll_status_t status,
                                         const char *algo) {
-    if (status == SHMCOLL_OK) team->last_algo = algo;
-    else if (status != SHMCOLL_ERR_NOT_SUPPORTED) team->failed = status;
+    if (status == SHMCOLL_OK)
+        team->last_algo = algo;
+    else if (status != SHMCOLL_ERR_NOT_SUPPORTED)
+        team->failed = status;
     return status;
 }
 
@@ -38,8 +40,8 @@ static inline void coll_copy(shmcoll_team_t *team, void *dst, const void *src, s
 /* out = a op b over n elements; out may alias a or b exactly. A user function only has the
  * shape inout = in op inout, so out == a is served as b op a: callers alias a only for
  * commutative ops. */
-static inline void coll_reduce(shmcoll_team_t *team, const shmcoll_reduce_op_t *op,
-                               const void *a, const void *b, void *out, size_t n) {
+static inline void coll_reduce(shmcoll_team_t *team, const shmcoll_reduce_op_t *op, const void *a,
+                               const void *b, void *out, size_t n) {
     if (!n) return;
     if (op->kernel) {
         op->kernel(a, b, out, n);
@@ -109,7 +111,9 @@ static inline size_t coll_round_bytes(size_t total, size_t round, size_t piece) 
     return total - lo < piece ? total - lo : piece;
 }
 
-static inline size_t coll_div_ceil(size_t a, size_t b) { return (a + b - 1) / b; }
+static inline size_t coll_div_ceil(size_t a, size_t b) {
+    return (a + b - 1) / b;
+}
 
 /* Per-destination piece of a buffer shared by p destinations: cache-line multiples when they
  * fit, so destinations never share a line. */
@@ -163,16 +167,13 @@ typedef enum coll_result {
 } coll_result_t;
 
 shmcoll_status_t shmcoll_coll_reduce_ma(shmcoll_team_t *team, const void *input, void *recvbuf,
-                                        const shmcoll_reduce_op_t *op,
-                                        const coll_blocks_t *blocks, coll_result_t result,
-                                        int root);
+                                        const shmcoll_reduce_op_t *op, const coll_blocks_t *blocks,
+                                        coll_result_t result, int root);
 
-shmcoll_status_t shmcoll_coll_reduce_flat(shmcoll_team_t *team, const void *sendbuf,
-                                          void *recvbuf, size_t count,
-                                          const shmcoll_reduce_op_t *op, int root);
-shmcoll_status_t shmcoll_coll_reduce_split(shmcoll_team_t *team, const void *sendbuf,
-                                           void *recvbuf, size_t count,
-                                           const shmcoll_reduce_op_t *op, int root);
+shmcoll_status_t shmcoll_coll_reduce_flat(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                          size_t count, const shmcoll_reduce_op_t *op, int root);
+shmcoll_status_t shmcoll_coll_reduce_split(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                           size_t count, const shmcoll_reduce_op_t *op, int root);
 
 /* Which of the two reduction algorithms to use: identical on all members (it depends only on
  * arguments and team properties every member shares). */

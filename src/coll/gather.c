@@ -24,8 +24,8 @@ static shmcoll_status_t gather_rounds(shmcoll_team_t *team, const char *mine, si
             const size_t n = coll_round_bytes(my_count, round, piece);
             if (n) {
                 SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
-                coll_copy(team, (void *)coll_slot(ch, me, step, use_inline),
-                          mine + round * piece, n);
+                coll_copy(team, (void *)coll_slot(ch, me, step, use_inline), mine + round * piece,
+                          n);
             }
         }
         shmcoll_channel_post(ch, step);

@@ -18,9 +18,9 @@ static shmcoll_status_t reduce_any(shmcoll_team_t *team, const void *sendbuf, vo
     }
     if (op->commutative && team->size > 1) {
         const coll_blocks_t blocks = coll_blocks_equal(op, count, team->size);
-        status = shmcoll_coll_reduce_ma(team, sendbuf ? sendbuf : recvbuf, recvbuf, op, &blocks,
-                                        root == COLL_ALL ? COLL_RESULT_ALL : COLL_RESULT_ROOT,
-                                        root);
+        status =
+            shmcoll_coll_reduce_ma(team, sendbuf ? sendbuf : recvbuf, recvbuf, op, &blocks,
+                                   root == COLL_ALL ? COLL_RESULT_ALL : COLL_RESULT_ROOT, root);
         return coll_end(team, status, "ma");
     }
     status = shmcoll_coll_reduce_split(team, sendbuf, recvbuf, count, op, root);

@@ -17,9 +17,8 @@ int shmcoll_coll_reduce_use_flat(const shmcoll_team_t *team, const shmcoll_reduc
     return span <= SHMCOLL_INLINE_BYTES || span * (size_t)team->size <= FLAT_MAX_TOTAL_BYTES;
 }
 
-shmcoll_status_t shmcoll_coll_reduce_flat(shmcoll_team_t *team, const void *sendbuf,
-                                          void *recvbuf, size_t count,
-                                          const shmcoll_reduce_op_t *op, int root) {
+shmcoll_status_t shmcoll_coll_reduce_flat(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                          size_t count, const shmcoll_reduce_op_t *op, int root) {
     shmcoll_channel_t *ch = &team->channel;
     const size_t span = shmcoll_reduce_op_span(op, count);
     const int use_inline = span <= SHMCOLL_INLINE_BYTES;

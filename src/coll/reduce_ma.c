@@ -44,9 +44,8 @@ static shmcoll_status_t copy_out_round(shmcoll_team_t *team, uint64_t final_step
 }
 
 shmcoll_status_t shmcoll_coll_reduce_ma(shmcoll_team_t *team, const void *input, void *recvbuf,
-                                        const shmcoll_reduce_op_t *op,
-                                        const coll_blocks_t *blocks, coll_result_t result,
-                                        int root) {
+                                        const shmcoll_reduce_op_t *op, const coll_blocks_t *blocks,
+                                        coll_result_t result, int root) {
     shmcoll_channel_t *ch = &team->channel;
     const int me = ch->rank, p = ch->size;
     const int upstream = (me + 1) % p, downstream = (me + p - 1) % p;
@@ -82,8 +81,7 @@ shmcoll_status_t shmcoll_coll_reduce_ma(shmcoll_team_t *team, const void *input,
                 coll_copy(team, out, mine, shmcoll_reduce_op_span(op, n));
             } else {
                 SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, upstream, step - 1));
-                coll_reduce(team, op, mine, shmcoll_channel_buffer(ch, upstream, step - 1), out,
-                            n);
+                coll_reduce(team, op, mine, shmcoll_channel_buffer(ch, upstream, step - 1), out, n);
                 shmcoll_channel_ack(ch, step - 1);
             }
             shmcoll_channel_post(ch, step);

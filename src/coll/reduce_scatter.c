@@ -77,8 +77,8 @@ shmcoll_status_t shmcoll_reduce_scatter(shmcoll_team_t *team, const void *sendbu
     if (total == 0) {
         status = SHMCOLL_OK;
     } else if (op->commutative && p > 1 && op->extent <= team->channel.chunk) {
-        status = shmcoll_coll_reduce_ma(team, input, recvbuf, op, &blocks, COLL_RESULT_SCATTERED,
-                                        0);
+        status =
+            shmcoll_coll_reduce_ma(team, input, recvbuf, op, &blocks, COLL_RESULT_SCATTERED, 0);
         algo = "ma";
     } else {
         status = reduce_scatter_canonical(team, input, recvbuf, op, &blocks);

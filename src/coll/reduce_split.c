@@ -11,9 +11,8 @@
  * set is 2 * p * chunk, independent of the message size. */
 #include "coll/coll_internal.h"
 
-shmcoll_status_t shmcoll_coll_reduce_split(shmcoll_team_t *team, const void *sendbuf,
-                                           void *recvbuf, size_t count,
-                                           const shmcoll_reduce_op_t *op, int root) {
+shmcoll_status_t shmcoll_coll_reduce_split(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                           size_t count, const shmcoll_reduce_op_t *op, int root) {
     shmcoll_channel_t *ch = &team->channel;
     const int me = ch->rank, p = ch->size;
     const size_t per_chunk = ch->chunk / op->extent;

@@ -9,8 +9,8 @@
 #include "coll/coll_internal.h"
 
 static shmcoll_status_t scatter_rounds(shmcoll_team_t *team, const char *sendbuf,
-                                       const coll_bytes_t *blocks, char *recvbuf,
-                                       size_t my_count, size_t longest, int root) {
+                                       const coll_bytes_t *blocks, char *recvbuf, size_t my_count,
+                                       size_t longest, int root) {
     shmcoll_channel_t *ch = &team->channel;
     const int me = ch->rank, p = ch->size;
     const size_t piece = coll_piece_per_member(ch->chunk, p);

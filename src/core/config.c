@@ -16,10 +16,17 @@ long long shmcoll_config_parse_size(const char *text) {
     long long value = strtoll(text, &end, 10);
     if (errno || end == text || value < 0) return -1;
     switch (tolower((unsigned char)*end)) {
-    case 'k': value <<= 10, end++; break;
-    case 'm': value <<= 20, end++; break;
-    case 'g': value <<= 30, end++; break;
-    default: break;
+    case 'k':
+        value <<= 10, end++;
+        break;
+    case 'm':
+        value <<= 20, end++;
+        break;
+    case 'g':
+        value <<= 30, end++;
+        break;
+    default:
+        break;
     }
     if (*end == 'b' || *end == 'B') end++;
     return *end ? -1 : value;

@@ -6,7 +6,9 @@
 
 static int log_rank = -1;
 
-void shmcoll_log_set_rank(int rank) { log_rank = rank; }
+void shmcoll_log_set_rank(int rank) {
+    log_rank = rank;
+}
 
 static void log_line(const char *level, const char *fmt, va_list args) {
     char text[1024];

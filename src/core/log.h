@@ -1,5 +1,6 @@
 /* Logging: every message is one line on stderr, prefixed "shmcoll" and, once known, the rank in
- * MPI_COMM_WORLD (or the test's process index), so interleaved output of many ranks stays legible. */
+ * MPI_COMM_WORLD (or the test's process index), so interleaved output of many ranks stays legible.
+ */
 #ifndef SHMCOLL_CORE_LOG_H
 #define SHMCOLL_CORE_LOG_H
 

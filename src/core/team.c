@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MIN_CHUNK 4096
+#define MIN_CHUNK         4096
 #define MAX_SEGMENT_BYTES ((size_t)256 << 20)
 
 typedef struct member_info {
@@ -46,7 +46,8 @@ static void offer_segment(int size, shmcoll_segment_t *seg, segment_offer_t *off
     shmcoll_status_t status;
     for (;;) {
         offer->bytes = shmcoll_channel_segment_bytes(size, chunk);
-        status = shmcoll_shm_segment_create(config->shm_dir, offer->bytes, seg, error, sizeof error);
+        status =
+            shmcoll_shm_segment_create(config->shm_dir, offer->bytes, seg, error, sizeof error);
         if (status != SHMCOLL_ERR_NO_SPACE || chunk == MIN_CHUNK) break;
         chunk = round_chunk(chunk / 2);
     }
@@ -103,7 +104,8 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     team->pids = malloc((size_t)size * sizeof *team->pids);
     cpu_set_t *masks = malloc((size_t)size * sizeof *masks);
     if (team->pids && masks) {
-        for (int r = 0; r < size; r++) team->pids[r] = members[r].pid, masks[r] = members[r].affinity;
+        for (int r = 0; r < size; r++)
+            team->pids[r] = members[r].pid, masks[r] = members[r].affinity;
         team->ncpus = shmcoll_topo_union_count(masks, size);
     } else {
         local_ok = 0;

@@ -38,10 +38,10 @@ typedef struct shmcoll_team {
     void (*progress)(void *ctx);
     void *progress_ctx;
 
-    uint64_t dav;          /* bytes loaded + stored by this member's copy/reduce kernels */
-    const char *last_algo; /* name of the algorithm the last collective used */
+    uint64_t dav;            /* bytes loaded + stored by this member's copy/reduce kernels */
+    const char *last_algo;   /* name of the algorithm the last collective used */
     shmcoll_status_t failed; /* sticky: a team that timed out or lost a member stays unusable */
-    char error[256];       /* message of the last failure, naming the peer and the operation */
+    char error[256];         /* message of the last failure, naming the peer and the operation */
 } shmcoll_team_t;
 
 /* Collective over the bootstrap members. On failure no member has a team (all agree) and no file

@@ -64,7 +64,9 @@ void shmcoll_channel_fini(shmcoll_channel_t *ch);
 /* Touch this member's own pages first, so they live on its NUMA node. */
 void shmcoll_channel_first_touch(shmcoll_channel_t *ch);
 
-static inline uint64_t shmcoll_channel_next_step(shmcoll_channel_t *ch) { return ++ch->step; }
+static inline uint64_t shmcoll_channel_next_step(shmcoll_channel_t *ch) {
+    return ++ch->step;
+}
 
 static inline void *shmcoll_channel_buffer(const shmcoll_channel_t *ch, int rank, uint64_t step) {
     return ch->data + ((size_t)rank * 2 + (step & 1)) * ch->chunk;
@@ -79,7 +81,8 @@ static inline void *shmcoll_channel_inline(const shmcoll_channel_t *ch, int rank
 shmcoll_status_t shmcoll_channel_claim(shmcoll_channel_t *ch, uint64_t step);
 
 /* Like shmcoll_channel_claim, when the caller knows that since every member was last known done
- * with step-2's parity only `reader` can have read its slots (e.g. a ring's downstream neighbour). */
+ * with step-2's parity only `reader` can have read its slots (e.g. a ring's downstream neighbour).
+ */
 shmcoll_status_t shmcoll_channel_claim_one(shmcoll_channel_t *ch, uint64_t step, int reader);
 
 /* Publish this member's slots of `step`. */

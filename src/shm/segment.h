@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 #define SHMCOLL_SEGMENT_PATH_MAX 256
-#define SHMCOLL_SEGMENT_PREFIX "shmcoll-"
+#define SHMCOLL_SEGMENT_PREFIX   "shmcoll-"
 
 typedef struct shmcoll_segment {
     void *base;

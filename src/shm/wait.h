@@ -15,10 +15,10 @@
 #include <sys/types.h>
 
 typedef struct shmcoll_waiter {
-    double timeout;       /* seconds */
-    long spin;            /* polls before yielding */
-    const pid_t *pids;    /* pid of every team member, for the liveness check */
-    const char *op;       /* name of the running collective, for messages */
+    double timeout;              /* seconds */
+    long spin;                   /* polls before yielding */
+    const pid_t *pids;           /* pid of every team member, for the liveness check */
+    const char *op;              /* name of the running collective, for messages */
     void (*progress)(void *ctx); /* run every millisecond or so while yielding (may be NULL) */
     void *progress_ctx;
     char *error; /* where a failure message goes */

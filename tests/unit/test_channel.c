@@ -18,7 +18,9 @@
 
 #define STEPS 4000
 
-static uint8_t pattern(uint64_t step, size_t i) { return (uint8_t)(step * 131 + i * 7); }
+static uint8_t pattern(uint64_t step, size_t i) {
+    return (uint8_t)(step * 131 + i * 7);
+}
 
 /* Writer of step s is member s % p; it fills `len` bytes, readers check them. */
 static int stream_body(shmcoll_team_t *team, void *arg) {
@@ -72,8 +74,12 @@ static void check_waits(void) {
     char error[256] = "";
     shmcoll_flag_t flag = 5;
     pid_t pids[2] = {getpid(), getpid()};
-    shmcoll_waiter_t waiter = {.timeout = 0.3, .spin = 100, .pids = pids, .op = "testop",
-                               .error = error, .error_len = sizeof error};
+    shmcoll_waiter_t waiter = {.timeout = 0.3,
+                               .spin = 100,
+                               .pids = pids,
+                               .op = "testop",
+                               .error = error,
+                               .error_len = sizeof error};
     CHECK(shmcoll_shm_wait_geq(&flag, 5, 1, &waiter) == SHMCOLL_OK, "satisfied wait returns");
     double t0 = now();
     shmcoll_status_t st = shmcoll_shm_wait_geq(&flag, 6, 1, &waiter);

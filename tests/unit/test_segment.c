@@ -42,8 +42,8 @@ int main(void) {
           error);
     CHECK(count_files(dir) == 1, "created segment is visible until unlinked");
     CHECK(strstr(a.path, SHMCOLL_SEGMENT_PREFIX) != NULL, "name has the prefix: %s", a.path);
-    CHECK(shmcoll_shm_segment_attach(a.path, 1 << 20, &b, error, sizeof error) == SHMCOLL_OK,
-          "%s", error);
+    CHECK(shmcoll_shm_segment_attach(a.path, 1 << 20, &b, error, sizeof error) == SHMCOLL_OK, "%s",
+          error);
     CHECK(shmcoll_shm_segment_attach(a.path, 4096, &c, error, sizeof error) != SHMCOLL_OK,
           "attach with the wrong size must fail");
     ((volatile char *)a.base)[12345] = 42;
@@ -65,8 +65,7 @@ int main(void) {
     CHECK(count_files(dir) == 0, "detach of the creator unlinks");
 
     /* Reservation failure: far more than the machine has. Clean error, nothing left. */
-    shmcoll_status_t st =
-        shmcoll_shm_segment_create(dir, (size_t)1 << 50, &a, error, sizeof error);
+    shmcoll_status_t st = shmcoll_shm_segment_create(dir, (size_t)1 << 50, &a, error, sizeof error);
     CHECK(st == SHMCOLL_ERR_NO_SPACE, "1 PiB reservation gives NO_SPACE, got %d (%s)", st, error);
     CHECK(strstr(error, dir) != NULL, "the error names the directory: %s", error);
     CHECK(count_files(dir) == 0, "nothing left after a failed reservation");
