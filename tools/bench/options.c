@@ -1,0 +1,175 @@
+/* The command line of shmcoll-bench. Every rank parses the same argv, so every rank reaches the
+ * same decision (run, help or error) without communicating; only rank 0 prints. */
+#include "bench.h"
+
+#include <ctype.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const coll_names[SHMCOLL_BENCH_NCOLL] = {"barrier", "bcast", "reduce",
+                                                            "allreduce"};
+
+const char *shmcoll_bench_coll_name(shmcoll_bench_coll_t coll) {
+    return coll_names[coll];
+}
+
+const char *shmcoll_bench_type_name(shmcoll_bench_type_t type) {
+    switch (type) {
+    case SHMCOLL_BENCH_DOUBLE:
+        return "double";
+    case SHMCOLL_BENCH_INT:
+        return "int";
+    case SHMCOLL_BENCH_BYTE:
+        return "byte";
+    }
+    return "?";
+}
+
+const char *shmcoll_bench_impl_name(shmcoll_bench_impl_t impl) {
+    return impl == SHMCOLL_BENCH_IMPL_MPI ? "MPI" : "shmcoll";
+}
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: shmcoll-bench [options]\n"
+            "Times the MPI library's collectives (PMPI_*) and shmcoll's (MPI_*) side by side.\n"
+            "  --coll LIST      collectives to run: barrier,bcast,reduce,allreduce (default all)\n"
+            "  --min-size N     smallest message in bytes, suffixes k/M/G (default 8)\n"
+            "  --max-size N     largest message in bytes (default 64M)\n"
+            "  --factor F       size step: min, min*F, min*F^2, ..., then max (default 8)\n"
+            "  --iters N        timed iterations per loop (default: calibrated to --time)\n"
+            "  --time S         seconds per timed loop when calibrating (default 0.1)\n"
+            "  --rounds R       timed loops per implementation, alternating (default 2)\n"
+            "  --root R         root of bcast and reduce (default 0)\n"
+            "  --type T         double, int or byte; reductions use MPI_SUM (default double)\n"
+            "  --cache-bust     rewrite the send buffer before every iteration (not timed)\n"
+            "  --csv            machine-readable output\n"
+            "  --help           this text\n");
+}
+
+/* "64k", "2M", "1g", "4096", "8B", "16MiB" -> bytes (binary multiples); 0 when malformed. */
+static size_t parse_size(const char *text) {
+    char *end;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (end == text || text[0] == '-') return 0;
+    static const char units[] = "kmg";
+    const char *unit = *end ? strchr(units, tolower((unsigned char)*end)) : NULL;
+    unsigned shift = unit ? 10 * (unsigned)(unit - units + 1) : 0;
+    if (unit) end++;
+    if (shift && *end == 'i') end++;
+    if (*end == 'b' || *end == 'B') end++;
+    if (*end != '\0' || value > (~0ULL >> shift)) return 0;
+    return (size_t)(value << shift);
+}
+
+static int parse_colls(char *list, int *run) {
+    memset(run, 0, sizeof(int) * SHMCOLL_BENCH_NCOLL);
+    for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
+         name = strtok_r(NULL, ",", &save)) {
+        int found = 0;
+        for (int c = 0; c < SHMCOLL_BENCH_NCOLL; c++) {
+            if (strcasecmp(name, coll_names[c]) == 0) run[c] = found = 1;
+        }
+        if (!found) return -1;
+    }
+    return 0;
+}
+
+static int fail(int rank, const char *what, const char *value) {
+    if (rank == 0) {
+        fprintf(stderr, "shmcoll-bench: %s%s%s\n", what, value ? ": " : "", value ? value : "");
+        usage(stderr);
+    }
+    return 2;
+}
+
+int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
+                                shmcoll_bench_options_t *o) {
+    static const struct option longopts[] = {{"coll", required_argument, NULL, 'c'},
+                                             {"min-size", required_argument, NULL, 'm'},
+                                             {"max-size", required_argument, NULL, 'M'},
+                                             {"factor", required_argument, NULL, 'f'},
+                                             {"iters", required_argument, NULL, 'i'},
+                                             {"time", required_argument, NULL, 't'},
+                                             {"rounds", required_argument, NULL, 'r'},
+                                             {"root", required_argument, NULL, 'R'},
+                                             {"type", required_argument, NULL, 'T'},
+                                             {"cache-bust", no_argument, NULL, 'b'},
+                                             {"csv", no_argument, NULL, 'C'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    *o = (shmcoll_bench_options_t){.min_size = 8,
+                                   .max_size = (size_t)64 << 20,
+                                   .factor = 8,
+                                   .rounds = 2,
+                                   .target = 0.1,
+                                   .type = SHMCOLL_BENCH_DOUBLE};
+    for (int c = 0; c < SHMCOLL_BENCH_NCOLL; c++) o->run[c] = 1;
+
+    opterr = 0; /* messages come from fail(), on rank 0 only */
+    int opt;
+    char *end;
+    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'c':
+            if (parse_colls(optarg, o->run) != 0) return fail(rank, "unknown collective", optarg);
+            break;
+        case 'm':
+            if ((o->min_size = parse_size(optarg)) == 0) return fail(rank, "bad size", optarg);
+            break;
+        case 'M':
+            if ((o->max_size = parse_size(optarg)) == 0) return fail(rank, "bad size", optarg);
+            break;
+        case 'f':
+            o->factor = parse_size(optarg);
+            if (o->factor < 2) return fail(rank, "--factor must be at least 2", optarg);
+            break;
+        case 'i':
+            o->iters = strtol(optarg, &end, 10);
+            if (*end || o->iters < 1)
+                return fail(rank, "--iters must be a positive integer", optarg);
+            break;
+        case 't':
+            o->target = strtod(optarg, &end);
+            if (*end || !(o->target > 0)) return fail(rank, "--time must be positive", optarg);
+            break;
+        case 'r':
+            o->rounds = (int)strtol(optarg, &end, 10);
+            if (*end || o->rounds < 1) return fail(rank, "--rounds must be at least 1", optarg);
+            break;
+        case 'R':
+            o->root = (int)strtol(optarg, &end, 10);
+            if (*end || o->root < 0 || o->root >= nprocs) {
+                return fail(rank, "--root must be a rank of MPI_COMM_WORLD", optarg);
+            }
+            break;
+        case 'T':
+            if (strcmp(optarg, "double") == 0)
+                o->type = SHMCOLL_BENCH_DOUBLE;
+            else if (strcmp(optarg, "int") == 0)
+                o->type = SHMCOLL_BENCH_INT;
+            else if (strcmp(optarg, "byte") == 0)
+                o->type = SHMCOLL_BENCH_BYTE;
+            else
+                return fail(rank, "--type must be double, int or byte", optarg);
+            break;
+        case 'b':
+            o->cache_bust = 1;
+            break;
+        case 'C':
+            o->csv = 1;
+            break;
+        case 'h':
+            if (rank == 0) usage(stdout);
+            return 1;
+        default:
+            return fail(rank, "unknown option", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return fail(rank, "unexpected argument", argv[optind]);
+    if (o->min_size > o->max_size) return fail(rank, "--min-size exceeds --max-size", NULL);
+    return 0;
+}
