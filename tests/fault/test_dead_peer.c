@@ -1,0 +1,168 @@
+/* A team member dies (SIGKILL) in the middle of collectives; the survivors must fail fast.
+ *
+ * SHMCOLL_TIMEOUT stays at its default (300 s), so only the liveness check of the waits can make
+ * the survivors return within the 10 s this test allows: each must return SHMCOLL_ERR_PEER_DEAD
+ * (or TIMEOUT) from the collective it is in, with an error message naming the dead rank, and the
+ * next call must fail at once (a failed team stays failed). The segment directory must be empty
+ * afterwards. Scenarios, each with p = 4:
+ *   1. rank 2 is killed by the parent while it loops over 16 MB allreduces (many pipeline chunks);
+ *   2. rank 2 kills itself inside the user reduction function it runs as part of an allreduce,
+ *      i.e. certainly in the middle of a collective;
+ *   3. rank 0 — the member that created the segment — is killed while broadcasting 4 MB;
+ *   4. rank 3 dies right after the team is created, before its first barrier. */
+#include "coll/coll.h"
+#include "fault_check.h"
+#include "team_harness.h"
+#include "test_data.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define P           4
+#define BIG_COUNT   ((size_t)2 << 20) /* doubles: 16 MB */
+#define BCAST_BYTES ((size_t)4 << 20)
+
+typedef enum how { KILLED_BY_PARENT, KILLED_IN_USER_OP, KILLED_AT_START } how_t;
+
+typedef struct scenario {
+    const char *name;
+    int victim;
+    how_t how;
+    int bcast; /* 1: the loop broadcasts from rank 0, else it allreduces */
+} scenario_t;
+
+typedef struct loop_ctx {
+    const scenario_t *sc;
+    double *send, *recv;
+    unsigned char *bytes;
+    shmcoll_reduce_op_t op;
+} loop_ctx_t;
+
+static int user_op_calls;
+
+/* The victim's user function: dies on its 20th call, in the middle of its second allreduce or
+ * so. Everyone else's adds doubles. */
+static void sum_or_die(const void *in, void *inout, size_t n, void *ctx) {
+    const loop_ctx_t *lc = ctx;
+    if (team_harness_rank() == lc->sc->victim && ++user_op_calls == 20) {
+        fault_shared_t *shared = team_harness_shared();
+        atomic_store(&shared->fault_at, team_harness_now());
+        raise(SIGKILL);
+    }
+    const double *a = in;
+    double *b = inout;
+    for (size_t i = 0; i < n; i++) b[i] += a[i];
+}
+
+static shmcoll_status_t one_call(shmcoll_team_t *team, long k, void *ctx) {
+    loop_ctx_t *lc = ctx;
+    if (lc->sc->how == KILLED_AT_START) return shmcoll_barrier(team);
+    if (lc->sc->bcast) return shmcoll_bcast(team, lc->bytes, BCAST_BYTES, 0);
+    shmcoll_status_t status = shmcoll_allreduce(team, lc->send, lc->recv, BIG_COUNT, &lc->op);
+    const double want = P * (P + 1) / 2.0;
+    if (status == SHMCOLL_OK && (lc->recv[0] != want || lc->recv[BIG_COUNT - 1] != want)) {
+        team_harness_log("allreduce %ld before the fault: wrong result", k);
+        return SHMCOLL_ERR_INVALID;
+    }
+    return status;
+}
+
+static int body(shmcoll_team_t *team, void *arg) {
+    const scenario_t *sc = arg;
+    fault_shared_t *shared = team_harness_shared();
+    loop_ctx_t lc = {.sc = sc};
+    if (team->rank == sc->victim && sc->how == KILLED_AT_START) {
+        atomic_store(&shared->fault_at, team_harness_now());
+        raise(SIGKILL);
+    }
+    lc.op =
+        (shmcoll_reduce_op_t){.kernel = shmcoll_kernel_reduce(SHMCOLL_DT_DOUBLE, SHMCOLL_OP_SUM),
+                              .size = 8,
+                              .extent = 8,
+                              .commutative = 1,
+                              .name = "MPI_SUM/double"};
+    if (sc->how == KILLED_IN_USER_OP)
+        lc.op = (shmcoll_reduce_op_t){.user_fn = sum_or_die,
+                                      .user_ctx = &lc,
+                                      .size = 8,
+                                      .extent = 8,
+                                      .commutative = 1,
+                                      .name = "sum-or-die"};
+    lc.send = malloc(BIG_COUNT * sizeof(double));
+    lc.recv = malloc(BIG_COUNT * sizeof(double));
+    lc.bytes = malloc(BCAST_BYTES);
+    if (!lc.send || !lc.recv || !lc.bytes) return 1;
+    for (size_t i = 0; i < BIG_COUNT; i++) lc.send[i] = team->rank + 1;
+    memset(lc.bytes, team->rank, BCAST_BYTES);
+
+    if (team->rank == sc->victim) {
+        /* Loops until it is killed; the parent kills it after two completed calls. */
+        const double give_up = team_harness_now() + 30.0;
+        for (long k = 0; team_harness_now() < give_up; k++) {
+            if (one_call(team, k, &lc) != SHMCOLL_OK) break;
+            atomic_fetch_add(&shared->records[team->rank].calls, 1);
+        }
+        team_harness_log("victim: still alive after its loop");
+        return 1;
+    }
+    fault_survivor_loop(team, one_call, &lc, P - 1, 30.0);
+    free(lc.send), free(lc.recv), free(lc.bytes);
+    return 0;
+}
+
+/* Parent: kill the victim a few milliseconds into its third call. */
+static void monitor(const team_harness_child_t *children, int p, double elapsed, void *arg) {
+    const scenario_t *sc = arg;
+    fault_shared_t *shared = team_harness_shared();
+    static double third_call_seen;
+    if (sc->how != KILLED_BY_PARENT || atomic_load(&shared->fault_at) != 0) return;
+    if (atomic_load(&shared->records[sc->victim].calls) < 2) {
+        third_call_seen = 0;
+        return;
+    }
+    if (third_call_seen == 0) third_call_seen = elapsed;
+    if (elapsed - third_call_seen < 0.005) return;
+    atomic_store(&shared->fault_at, team_harness_now());
+    kill(children[sc->victim].pid, SIGKILL);
+}
+
+int main(void) {
+    static const scenario_t scenarios[] = {
+        {"allreduce, rank 2 killed by the parent", 2, KILLED_BY_PARENT, 0},
+        {"allreduce, rank 2 dies inside its user reduction function", 2, KILLED_IN_USER_OP, 0},
+        {"bcast, root rank 0 (segment creator) killed by the parent", 0, KILLED_BY_PARENT, 1},
+        {"barrier, rank 3 dies right after team creation", 3, KILLED_AT_START, 0},
+    };
+    static const int allowed[] = {SHMCOLL_ERR_PEER_DEAD, SHMCOLL_ERR_TIMEOUT};
+    int failures = 0;
+    unsetenv("SHMCOLL_TIMEOUT"); /* the default 300 s: only the liveness check can be fast */
+    for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
+        const scenario_t *sc = &scenarios[i];
+        team_harness_child_t children[P];
+        static fault_shared_t outcome;
+        team_harness_spec_t spec = {.p = P,
+                                    .body = body,
+                                    .arg = (void *)sc,
+                                    .timeout_s = 60.0,
+                                    .monitor = monitor,
+                                    .shared_bytes = sizeof(fault_shared_t),
+                                    .shared_out = &outcome,
+                                    .children = children,
+                                    .expect_failures = 1};
+        double start = team_harness_now();
+        printf("test_dead_peer: %s\n", sc->name);
+        team_harness_run_spec(&spec);
+        char victim[16];
+        snprintf(victim, sizeof victim, "rank %d", sc->victim);
+        const char *const must[] = {victim, NULL};
+        int problems = fault_check_children(&spec, sc->victim, SIGKILL);
+        problems += fault_check_survivors(&outcome, P, sc->victim, allowed, 2, must, 10.0);
+        printf("test_dead_peer: %s: %s (%.2f s)\n", sc->name, problems ? "FAILED" : "ok",
+               team_harness_now() - start);
+        failures += problems != 0;
+    }
+    return failures != 0;
+}
