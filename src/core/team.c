@@ -1,10 +1,14 @@
 /* Team creation: three bootstrap exchanges.
- *   1. every member shares its pid (for liveness checks) and CPU affinity (to detect
- *      oversubscription);
+ *   1. every member shares its pid (for liveness checks), CPU affinity (to detect
+ *      oversubscription) and 128 random bits; the segment's name is derived from all members'
+ *      bits, so it is unpredictable to anyone outside and known to every member before the file
+ *      exists;
  *   2. member 0 creates the segment — shrinking the chunk size until it fits the directory — and
- *      shares its name, size and chunk size (or its failure, which every member then returns);
+ *      shares its size and chunk size (or its failure, which every member then returns);
  *   3. the others attach, everyone first-touches its own part, and all share whether that worked;
- *      member 0 then unlinks the file, so from here on a crash leaves nothing behind. */
+ *      member 0 then unlinks the file, so from here on a crash leaves nothing behind.
+ * If any exchange fails (a member died), every survivor removes the file by its known name: a
+ * crash during setup leaves nothing behind either. */
 #include "core/team.h"
 #include "core/config.h"
 #include "core/log.h"
@@ -21,13 +25,13 @@
 typedef struct member_info {
     pid_t pid;
     cpu_set_t affinity;
+    uint64_t nonce[2];
 } member_info_t;
 
 typedef struct segment_offer {
     int status;
     size_t chunk;
     size_t bytes;
-    char path[SHMCOLL_SEGMENT_PATH_MAX];
 } segment_offer_t;
 
 static size_t round_chunk(size_t chunk) {
@@ -36,7 +40,8 @@ static size_t round_chunk(size_t chunk) {
 }
 
 /* Member 0: create the segment, halving the chunk while the directory has no room for it. */
-static void offer_segment(int size, shmcoll_segment_t *seg, segment_offer_t *offer) {
+static void offer_segment(int size, const char *path, shmcoll_segment_t *seg,
+                          segment_offer_t *offer) {
     const shmcoll_config_t *config = shmcoll_config();
     size_t wanted = round_chunk(config->chunk);
     size_t chunk = wanted;
@@ -46,14 +51,12 @@ static void offer_segment(int size, shmcoll_segment_t *seg, segment_offer_t *off
     shmcoll_status_t status;
     for (;;) {
         offer->bytes = shmcoll_channel_segment_bytes(size, chunk);
-        status =
-            shmcoll_shm_segment_create(config->shm_dir, offer->bytes, seg, error, sizeof error);
+        status = shmcoll_shm_segment_create(path, offer->bytes, seg, error, sizeof error);
         if (status != SHMCOLL_ERR_NO_SPACE || chunk == MIN_CHUNK) break;
         chunk = round_chunk(chunk / 2);
     }
     offer->status = status;
     offer->chunk = chunk;
-    snprintf(offer->path, sizeof offer->path, "%s", seg->path);
     if (status != SHMCOLL_OK)
         shmcoll_log_warn("cannot create a shared segment for %d ranks (%s); collectives of this "
                          "communicator fall back to the MPI library",
@@ -78,14 +81,15 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     member_info_t *members = NULL;
     segment_offer_t *offers = NULL;
     int *attached = NULL;
+    char path[SHMCOLL_SEGMENT_PATH_MAX];
     *out = NULL;
 
     shmcoll_team_t *team = calloc(1, sizeof *team);
     members = calloc((size_t)size, sizeof *members);
     offers = calloc((size_t)size, sizeof *offers);
     attached = calloc((size_t)size, sizeof *attached);
-    /* An allocation failure must not skip the exchanges the others are waiting in: carry on with a
-     * failure flag and let the third exchange make everyone agree. */
+    /* Later local failures are carried to the third exchange so that all members agree; without
+     * these buffers this member cannot even take part in the exchanges. */
     int local_ok = team && members && offers && attached;
     if (!local_ok) {
         free(team), free(members), free(offers), free(attached);
@@ -97,8 +101,17 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     /* 1. pids and affinity */
     member_info_t mine = {.pid = getpid()};
     shmcoll_topo_affinity(&mine.affinity);
+    if (shmcoll_shm_segment_random(mine.nonce) != SHMCOLL_OK) local_ok = 0;
     if (bs->allgather(bs->ctx, &mine, members, sizeof mine)) {
         status = SHMCOLL_ERR_SYSTEM;
+        goto fail;
+    }
+    uint64_t name_bits[2] = {0, 0};
+    for (int r = 0; r < size; r++)
+        name_bits[0] ^= members[r].nonce[0], name_bits[1] ^= members[r].nonce[1];
+    if (!shmcoll_shm_segment_path(path, sizeof path, config->shm_dir, name_bits)) {
+        status = SHMCOLL_ERR_INVALID; /* same directory everywhere: all members agree */
+        shmcoll_log_warn("SHMCOLL_SHM_DIR is too long: %s", config->shm_dir);
         goto fail;
     }
     team->pids = malloc((size_t)size * sizeof *team->pids);
@@ -115,8 +128,9 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
 
     /* 2. member 0 creates the segment */
     segment_offer_t offer = {.status = SHMCOLL_OK};
-    if (rank == 0) offer_segment(size, &team->segment, &offer);
+    if (rank == 0) offer_segment(size, path, &team->segment, &offer);
     if (bs->allgather(bs->ctx, &offer, offers, sizeof offer)) {
+        unlink(path); /* member 0 may have created it and died */
         status = SHMCOLL_ERR_SYSTEM;
         goto fail;
     }
@@ -128,8 +142,8 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     /* 3. attach, lay out, first touch; agree */
     char error[256] = "";
     if (local_ok && rank != 0)
-        local_ok = shmcoll_shm_segment_attach(offers[0].path, offers[0].bytes, &team->segment,
-                                              error, sizeof error) == SHMCOLL_OK;
+        local_ok = shmcoll_shm_segment_attach(path, offers[0].bytes, &team->segment, error,
+                                              sizeof error) == SHMCOLL_OK;
     if (local_ok)
         local_ok = shmcoll_channel_init(&team->channel, team->segment.base, rank, size,
                                         offers[0].chunk) == SHMCOLL_OK;
@@ -138,6 +152,7 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     int ok_flag = local_ok;
     int exchange_failed = bs->allgather(bs->ctx, &ok_flag, attached, sizeof ok_flag);
     shmcoll_shm_segment_unlink(&team->segment);
+    if (exchange_failed) unlink(path); /* member 0 may have died before it could */
     if (exchange_failed) {
         status = SHMCOLL_ERR_SYSTEM;
         goto fail;

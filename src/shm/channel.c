@@ -1,5 +1,6 @@
 #include "shm/channel.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,61 @@ size_t shmcoll_channel_segment_bytes(int size, size_t chunk) {
     return ctrl_bytes(size) + (size_t)size * 2 * chunk;
 }
 
+static const char *failure_kind(shmcoll_status_t status) {
+    return status == SHMCOLL_ERR_PEER_DEAD ? "died" : "is stuck or stopped";
+}
+
+static shmcoll_status_t publish_failure(shmcoll_channel_t *ch, shmcoll_status_t status,
+                                        int culprit) {
+    shmcoll_fail_block_t *mine = &ch->ctrl[ch->rank].fail;
+    if (!shmcoll_flag_load(&mine->status)) {
+        mine->culprit = culprit;
+        shmcoll_flag_store(&mine->status, (uint64_t)status); /* release: culprit first */
+    }
+    return status;
+}
+
+/* The least progressed member other than this one: its latest post or ack is the lowest. */
+static int least_progressed(const shmcoll_channel_t *ch, int fallback) {
+    int culprit = fallback;
+    uint64_t lowest = UINT64_MAX;
+    for (int r = 0; r < ch->size; r++) {
+        if (r == ch->rank) continue;
+        uint64_t seen = shmcoll_flag_load(&ch->ctrl[r].ack.step);
+        for (int b = 0; b < 2; b++) {
+            uint64_t posted = shmcoll_flag_load(&ch->ctrl[r].post[b].step);
+            seen = posted > seen ? posted : seen;
+        }
+        if (seen < lowest || (seen == lowest && r == fallback)) lowest = seen, culprit = r;
+    }
+    return culprit;
+}
+
+static shmcoll_status_t check_team(void *ctx, int peer, int timed_out) {
+    shmcoll_channel_t *ch = ctx;
+    shmcoll_waiter_t *w = &ch->waiter;
+    for (int r = 0; r < ch->size; r++) {
+        uint64_t status = r == ch->rank ? 0 : shmcoll_flag_load(&ch->ctrl[r].fail.status);
+        if (!status) continue;
+        int culprit = ch->ctrl[r].fail.culprit;
+        snprintf(w->error, w->error_len, "%s stopped: rank %d (pid %d) %s (reported by rank %d)",
+                 w->op, culprit, (int)w->pids[culprit], failure_kind((shmcoll_status_t)status), r);
+        return publish_failure(ch, (shmcoll_status_t)status, culprit);
+    }
+    if (!shmcoll_shm_process_alive(w->pids[peer])) {
+        snprintf(w->error, w->error_len, "%s stopped: rank %d (pid %d) died", w->op, peer,
+                 (int)w->pids[peer]);
+        return publish_failure(ch, SHMCOLL_ERR_PEER_DEAD, peer);
+    }
+    if (!timed_out) return SHMCOLL_OK;
+    int culprit = least_progressed(ch, peer);
+    snprintf(w->error, w->error_len,
+             "timeout: %s waited %g s (SHMCOLL_TIMEOUT) and rank %d (pid %d) is stuck or "
+             "stopped",
+             w->op, w->timeout, culprit, (int)w->pids[culprit]);
+    return publish_failure(ch, SHMCOLL_ERR_TIMEOUT, culprit);
+}
+
 shmcoll_status_t shmcoll_channel_init(shmcoll_channel_t *ch, void *base, int rank, int size,
                                       size_t chunk) {
     memset(ch, 0, sizeof *ch);
@@ -21,6 +77,8 @@ shmcoll_status_t shmcoll_channel_init(shmcoll_channel_t *ch, void *base, int ran
     ch->data = (uint8_t *)base + ctrl_bytes(size);
     ch->chunk = chunk;
     ch->peer_done = calloc((size_t)size, sizeof *ch->peer_done);
+    ch->waiter.check = check_team;
+    ch->waiter.check_ctx = ch;
     return ch->peer_done ? SHMCOLL_OK : SHMCOLL_ERR_NO_MEMORY;
 }
 

@@ -15,8 +15,13 @@
  * only read ack flags when that knowledge is not enough. In the steady state of small allreduces
  * no ack line crosses the interconnect at all.
  *
- * Memory: per member, two post blocks, one ack block (128 B each) and two data buffers. Each
- * member writes only its own blocks and buffers (single writer). */
+ * Memory: per member, two post blocks, one ack block, one failure block (128 B each) and two data
+ * buffers. Each member writes only its own blocks and buffers (single writer).
+ *
+ * Failures: a wait that times out or finds its peer dead publishes the failure in the member's
+ * failure block; every waiter looks at all failure blocks every 50 ms, so one failure ends the
+ * collective on every member within moments, all naming the same culprit. A timeout blames the
+ * member that has progressed least (the one actually stuck), not merely the one waited for. */
 #ifndef SHMCOLL_SHM_CHANNEL_H
 #define SHMCOLL_SHM_CHANNEL_H
 
@@ -37,9 +42,18 @@ typedef struct shmcoll_ack_block {
     shmcoll_flag_t step;
 } __attribute__((aligned(SHMCOLL_FLAG_ALIGN))) shmcoll_ack_block_t;
 
+/* Written once, by a member that gives up (timeout, dead peer): what went wrong and with whom,
+ * so members waiting on it stop too and name the same culprit instead of waiting their own full
+ * timeout for a live member that has left. */
+typedef struct shmcoll_fail_block {
+    shmcoll_flag_t status; /* 0, or the shmcoll_status_t that ended this member's collective */
+    int culprit;           /* the rank that died or got stuck */
+} __attribute__((aligned(SHMCOLL_FLAG_ALIGN))) shmcoll_fail_block_t;
+
 typedef struct shmcoll_member_ctrl {
     shmcoll_post_block_t post[2];
     shmcoll_ack_block_t ack;
+    shmcoll_fail_block_t fail;
 } shmcoll_member_ctrl_t;
 
 typedef struct shmcoll_channel {

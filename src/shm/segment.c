@@ -10,12 +10,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static shmcoll_status_t random_name(char *out, size_t len, const char *dir) {
-    uint64_t bits[2];
-    if (getrandom(bits, sizeof bits, 0) != (ssize_t)sizeof bits) return SHMCOLL_ERR_SYSTEM;
+shmcoll_status_t shmcoll_shm_segment_random(uint64_t bits[2]) {
+    return getrandom(bits, 2 * sizeof bits[0], 0) == (ssize_t)(2 * sizeof bits[0])
+               ? SHMCOLL_OK
+               : SHMCOLL_ERR_SYSTEM;
+}
+
+int shmcoll_shm_segment_path(char *out, size_t len, const char *dir, const uint64_t bits[2]) {
     int n = snprintf(out, len, "%s/%s%016llx%016llx", dir, SHMCOLL_SEGMENT_PREFIX,
                      (unsigned long long)bits[0], (unsigned long long)bits[1]);
-    return n > 0 && (size_t)n < len ? SHMCOLL_OK : SHMCOLL_ERR_INVALID;
+    return n > 0 && (size_t)n < len;
 }
 
 static shmcoll_status_t map_fd(int fd, size_t size, shmcoll_segment_t *seg, char *error,
@@ -31,16 +35,16 @@ static shmcoll_status_t map_fd(int fd, size_t size, shmcoll_segment_t *seg, char
     return SHMCOLL_OK;
 }
 
-shmcoll_status_t shmcoll_shm_segment_create(const char *dir, size_t size, shmcoll_segment_t *seg,
+shmcoll_status_t shmcoll_shm_segment_create(const char *path, size_t size, shmcoll_segment_t *seg,
                                             char *error, size_t error_len) {
     memset(seg, 0, sizeof *seg);
-    if (random_name(seg->path, sizeof seg->path, dir) != SHMCOLL_OK) {
-        snprintf(error, error_len, "cannot make a segment name in '%s' (path too long?)", dir);
+    if (snprintf(seg->path, sizeof seg->path, "%s", path) >= (int)sizeof seg->path) {
+        snprintf(error, error_len, "segment path too long: %s", path);
         return SHMCOLL_ERR_INVALID;
     }
     int fd = open(seg->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) {
-        snprintf(error, error_len, "cannot create a segment in '%s': %s", dir, strerror(errno));
+        snprintf(error, error_len, "cannot create segment %s: %s", path, strerror(errno));
         return SHMCOLL_ERR_SYSTEM;
     }
     seg->linked = 1;
@@ -49,7 +53,7 @@ shmcoll_status_t shmcoll_shm_segment_create(const char *dir, size_t size, shmcol
     int err = posix_fallocate(fd, 0, (off_t)size);
     shmcoll_status_t status = SHMCOLL_OK;
     if (err) {
-        snprintf(error, error_len, "cannot reserve %zu bytes in '%s': %s", size, dir,
+        snprintf(error, error_len, "cannot reserve %zu bytes for %s: %s", size, path,
                  strerror(err));
         status = (err == ENOSPC || err == EFBIG || err == EDQUOT) ? SHMCOLL_ERR_NO_SPACE
                                                                   : SHMCOLL_ERR_SYSTEM;

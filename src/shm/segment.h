@@ -13,6 +13,7 @@
 #include "core/status.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define SHMCOLL_SEGMENT_PATH_MAX 256
 #define SHMCOLL_SEGMENT_PREFIX   "shmcoll-"
@@ -24,9 +25,18 @@ typedef struct shmcoll_segment {
     char path[SHMCOLL_SEGMENT_PATH_MAX];
 } shmcoll_segment_t;
 
-/* Create and map a segment of `size` bytes in `dir`. On failure nothing exists and `error`
- * says why. */
-shmcoll_status_t shmcoll_shm_segment_create(const char *dir, size_t size, shmcoll_segment_t *seg,
+/* The path of a segment in `dir` named after 128 random bits. A team derives the bits from
+ * random contributions of all its members, so every member knows the name before the file
+ * exists and any survivor can remove it if the creator dies before it could. Returns 0 when the
+ * path does not fit. */
+int shmcoll_shm_segment_path(char *out, size_t len, const char *dir, const uint64_t bits[2]);
+
+/* 128 fresh random bits (getrandom). */
+shmcoll_status_t shmcoll_shm_segment_random(uint64_t bits[2]);
+
+/* Create and map a segment of `size` bytes at `path` (which must not exist). On failure nothing
+ * exists and `error` says why. */
+shmcoll_status_t shmcoll_shm_segment_create(const char *path, size_t size, shmcoll_segment_t *seg,
                                             char *error, size_t error_len);
 
 /* Map an existing segment by path; fails unless its size is exactly `size`. */

@@ -33,6 +33,27 @@ int shmcoll_shm_process_alive(pid_t pid) {
     return paren[2] != 'Z' && paren[2] != 'X';
 }
 
+/* Without a check callback: the waited-for peer must be alive. */
+static shmcoll_status_t check_peer(const shmcoll_waiter_t *waiter, int peer) {
+    if (!waiter->pids || shmcoll_shm_process_alive(waiter->pids[peer])) return SHMCOLL_OK;
+    snprintf(waiter->error, waiter->error_len, "rank %d (pid %d) died while %s was waiting for it",
+             peer, (int)waiter->pids[peer], waiter->op);
+    return SHMCOLL_ERR_PEER_DEAD;
+}
+
+static shmcoll_status_t timed_out(const shmcoll_waiter_t *waiter, int peer, double waited) {
+    if (waiter->check) {
+        shmcoll_status_t status = waiter->check(waiter->check_ctx, peer, 1);
+        if (status != SHMCOLL_OK) return status;
+    }
+    snprintf(waiter->error, waiter->error_len,
+             "timeout: %s waited %.0f s for rank %d (pid %d), which is stuck or stopped "
+             "(SHMCOLL_TIMEOUT=%g)",
+             waiter->op, waited, peer, waiter->pids ? (int)waiter->pids[peer] : -1,
+             waiter->timeout);
+    return SHMCOLL_ERR_TIMEOUT;
+}
+
 shmcoll_status_t shmcoll_shm_wait_slow(const shmcoll_flag_t *flag, uint64_t value, int peer,
                                        const shmcoll_waiter_t *waiter) {
     for (long i = 0; i < waiter->spin; i++) {
@@ -40,7 +61,7 @@ shmcoll_status_t shmcoll_shm_wait_slow(const shmcoll_flag_t *flag, uint64_t valu
         if (shmcoll_flag_load(flag) >= value) return SHMCOLL_OK;
     }
     const double start = now_seconds();
-    double last_liveness = start, last_progress = start;
+    double last_check = start, last_progress = start;
     for (unsigned long polls = 1;; polls++) {
         sched_yield();
         if (shmcoll_flag_load(flag) >= value) return SHMCOLL_OK;
@@ -51,22 +72,12 @@ shmcoll_status_t shmcoll_shm_wait_slow(const shmcoll_flag_t *flag, uint64_t valu
             last_progress = t;
             if (shmcoll_flag_load(flag) >= value) return SHMCOLL_OK;
         }
-        if (t - last_liveness > 0.05) {
-            last_liveness = t;
-            if (waiter->pids && !shmcoll_shm_process_alive(waiter->pids[peer])) {
-                snprintf(waiter->error, waiter->error_len,
-                         "rank %d (pid %d) died while %s was waiting for it", peer,
-                         (int)waiter->pids[peer], waiter->op);
-                return SHMCOLL_ERR_PEER_DEAD;
-            }
+        if (t - last_check > 0.05) {
+            last_check = t;
+            shmcoll_status_t status = waiter->check ? waiter->check(waiter->check_ctx, peer, 0)
+                                                    : check_peer(waiter, peer);
+            if (status != SHMCOLL_OK) return status;
         }
-        if (t - start > waiter->timeout) {
-            snprintf(waiter->error, waiter->error_len,
-                     "timeout: %s waited %.0f s for rank %d (pid %d), which is stuck or stopped "
-                     "(SHMCOLL_TIMEOUT=%g)",
-                     waiter->op, t - start, peer, waiter->pids ? (int)waiter->pids[peer] : -1,
-                     waiter->timeout);
-            return SHMCOLL_ERR_TIMEOUT;
-        }
+        if (t - start > waiter->timeout) return timed_out(waiter, peer, t - start);
     }
 }

@@ -21,6 +21,13 @@ typedef struct shmcoll_waiter {
     const char *op;              /* name of the running collective, for messages */
     void (*progress)(void *ctx); /* run every millisecond or so while yielding (may be NULL) */
     void *progress_ctx;
+    /* Called every 50 ms while yielding (timed_out 0) and once at the deadline (timed_out 1):
+     * a status other than OK ends the wait with it (the message written to `error`). It lets
+     * the owner of the flags look at the whole team: whether another member already gave up,
+     * and which member is the one that is stuck. NULL: only the waited-for peer's liveness and
+     * the deadline are checked. */
+    shmcoll_status_t (*check)(void *ctx, int peer, int timed_out);
+    void *check_ctx;
     char *error; /* where a failure message goes */
     size_t error_len;
 } shmcoll_waiter_t;

@@ -37,9 +37,19 @@ int main(void) {
     }
     char error[256];
     shmcoll_segment_t a, b, c;
+    char path[SHMCOLL_SEGMENT_PATH_MAX], path2[SHMCOLL_SEGMENT_PATH_MAX];
+    uint64_t bits[2];
+#define NEW_PATH(p)                                                                                \
+    do {                                                                                           \
+        CHECK(shmcoll_shm_segment_random(bits) == SHMCOLL_OK, "random bits");                      \
+        CHECK(shmcoll_shm_segment_path(p, sizeof p, dir, bits), "path fits");                      \
+    } while (0)
 
-    CHECK(shmcoll_shm_segment_create(dir, 1 << 20, &a, error, sizeof error) == SHMCOLL_OK, "%s",
+    NEW_PATH(path);
+    CHECK(shmcoll_shm_segment_create(path, 1 << 20, &a, error, sizeof error) == SHMCOLL_OK, "%s",
           error);
+    CHECK(shmcoll_shm_segment_create(path, 4096, &b, error, sizeof error) == SHMCOLL_ERR_SYSTEM,
+          "O_EXCL: an existing name is never reused");
     CHECK(count_files(dir) == 1, "created segment is visible until unlinked");
     CHECK(strstr(a.path, SHMCOLL_SEGMENT_PREFIX) != NULL, "name has the prefix: %s", a.path);
     CHECK(shmcoll_shm_segment_attach(a.path, 1 << 20, &b, error, sizeof error) == SHMCOLL_OK, "%s",
@@ -55,23 +65,28 @@ int main(void) {
     shmcoll_shm_segment_detach(&a);
 
     /* Two segments never share a name. */
-    CHECK(shmcoll_shm_segment_create(dir, 4096, &a, error, sizeof error) == SHMCOLL_OK, "%s",
+    NEW_PATH(path);
+    NEW_PATH(path2);
+    CHECK(strcmp(path, path2) != 0, "random names differ");
+    CHECK(shmcoll_shm_segment_create(path, 4096, &a, error, sizeof error) == SHMCOLL_OK, "%s",
           error);
-    CHECK(shmcoll_shm_segment_create(dir, 4096, &b, error, sizeof error) == SHMCOLL_OK, "%s",
+    CHECK(shmcoll_shm_segment_create(path2, 4096, &b, error, sizeof error) == SHMCOLL_OK, "%s",
           error);
-    CHECK(strcmp(a.path, b.path) != 0, "names differ");
     shmcoll_shm_segment_detach(&a);
     shmcoll_shm_segment_detach(&b);
     CHECK(count_files(dir) == 0, "detach of the creator unlinks");
 
     /* Reservation failure: far more than the machine has. Clean error, nothing left. */
-    shmcoll_status_t st = shmcoll_shm_segment_create(dir, (size_t)1 << 50, &a, error, sizeof error);
+    NEW_PATH(path);
+    shmcoll_status_t st =
+        shmcoll_shm_segment_create(path, (size_t)1 << 50, &a, error, sizeof error);
     CHECK(st == SHMCOLL_ERR_NO_SPACE, "1 PiB reservation gives NO_SPACE, got %d (%s)", st, error);
     CHECK(strstr(error, dir) != NULL, "the error names the directory: %s", error);
     CHECK(count_files(dir) == 0, "nothing left after a failed reservation");
 
     /* A directory that does not exist. */
-    st = shmcoll_shm_segment_create("/nonexistent-shmcoll-dir", 4096, &a, error, sizeof error);
+    st = shmcoll_shm_segment_create("/nonexistent-shmcoll-dir/shmcoll-x", 4096, &a, error,
+                                    sizeof error);
     CHECK(st == SHMCOLL_ERR_SYSTEM && strstr(error, "/nonexistent-shmcoll-dir"),
           "missing directory is a named error: %s", error);
 
