@@ -18,7 +18,8 @@
       "bytes per pipeline chunk and per-rank slot (shrunk automatically to fit the directory)")    \
     X(spin, "SHMCOLL_SPIN", INT, "2000",                                                           \
       "polls before a waiting rank starts to yield (0 when the node is oversubscribed)")           \
-    X(isa, "SHMCOLL_ISA", STRING, "", "cap the reduction kernels' ISA: scalar, avx2 or avx512")
+    X(isa, "SHMCOLL_ISA", STRING, "", "cap the reduction kernels' ISA: scalar, avx2 or avx512")    \
+    X(nt, "SHMCOLL_NT", STRING, "auto", "non-temporal stores: auto (by working set), always, never")
 
 typedef struct shmcoll_config {
     int disable;
@@ -29,6 +30,7 @@ typedef struct shmcoll_config {
     size_t chunk;
     long spin;
     const char *isa;
+    const char *nt;
 } shmcoll_config_t;
 
 /* The configuration, read from the environment on the first call. */

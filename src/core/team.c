@@ -57,10 +57,10 @@ static void offer_segment(int size, const char *path, shmcoll_segment_t *seg,
     }
     offer->status = status;
     offer->chunk = chunk;
-    if (status != SHMCOLL_OK)
-        shmcoll_log_warn("cannot create a shared segment for %d ranks (%s); collectives of this "
-                         "communicator fall back to the MPI library",
-                         size, error);
+    if (status != SHMCOLL_OK) /* the caller warns: it knows what happens instead */
+        shmcoll_log_verbose("cannot create a shared segment for %d ranks (%s); collectives of this "
+                            "communicator fall back to the MPI library",
+                            size, error);
     else if (chunk < wanted)
         shmcoll_log_warn("only room for %zu-byte chunks in %s (SHMCOLL_CHUNK asks %zu): large "
                          "messages are pipelined in smaller pieces",

@@ -86,4 +86,26 @@ const char *shmcoll_kernel_isa(void);
 /* Temporal copy (destination will be read again soon). */
 void shmcoll_kernel_copy(void *dst, const void *src, size_t bytes);
 
+/* ---- Non-temporal (streaming) stores: YHCCL section 4; nt_policy.h decides when. ---------- */
+
+typedef void (*shmcoll_copy_fn)(void *dst, const void *src, size_t bytes);
+
+/* Non-temporal copy, for a destination that will not be read again soon: the whole cache lines
+ * of dst are written with streaming stores that bypass the caches (no read-for-ownership, no
+ * eviction of useful data), the partial lines at either end with ordinary stores. It ends with
+ * a store fence, so a release store made after it (a flag publishing the data) cannot become
+ * visible before the data. Plain memcpy when the CPU has no AVX2 or SHMCOLL_ISA=scalar. */
+void shmcoll_kernel_copy_nt(void *dst, const void *src, size_t bytes);
+
+/* The non-temporal copy of an explicit ISA ("scalar" is memcpy, "avx2", "avx512"), with its
+ * fence, or NULL when the CPU lacks the ISA. For tests and benchmarks. */
+shmcoll_copy_fn shmcoll_kernel_copy_nt_isa(const char *isa);
+
+/* A reduction kernel with the same results, bit for bit, as shmcoll_kernel_reduce(dtype, op)
+ * (it runs that kernel), whose result goes to `out` with streaming stores and a final store
+ * fence; out may alias a or b exactly, as for every kernel. NULL when there is none — the types
+ * with padding (long double, pair types) or no streaming ISA in use: the caller then uses the
+ * temporal kernel. */
+shmcoll_reduce_fn shmcoll_kernel_reduce_nt(shmcoll_dtype_t dtype, shmcoll_opcode_t op);
+
 #endif

@@ -1,0 +1,45 @@
+/* When to use non-temporal (streaming) stores: YHCCL's adaptive copy (section 4.2, Algorithm 1).
+ *
+ * A store should bypass the cache only when two things hold: the stored data is not used again
+ * soon (the collective's copy-out into the receive buffer, not its copy-in into shared memory
+ * that the next step reads), and the collective's working set W (send, receive and shared
+ * buffers it touches) exceeds the cache C it could use, so temporal stores would only evict
+ * lines and pay read-for-ownership. Everything else is a temporal store.
+ *
+ * The decision is a pure function of its arguments and of SHMCOLL_NT; the caller must derive
+ * the arguments from values every rank shares (message size, team size, the topology) so that
+ * all ranks decide alike — and decides per call: nothing here is sticky. */
+#ifndef SHMCOLL_KERNELS_NT_POLICY_H
+#define SHMCOLL_KERNELS_NT_POLICY_H
+
+#include <stddef.h>
+
+typedef enum shmcoll_nt_mode {
+    SHMCOLL_NT_AUTO,   /* by working set and reuse (the default) */
+    SHMCOLL_NT_ALWAYS, /* every store that asks the policy streams */
+    SHMCOLL_NT_NEVER   /* no store streams */
+} shmcoll_nt_mode_t;
+
+/* The mode SHMCOLL_NT selects ("auto", "always", "never", any case); anything else is warned
+ * about and read as auto. */
+shmcoll_nt_mode_t shmcoll_kernel_nt_mode(void);
+
+/* The cache a working set can occupy before temporal stores start to evict it: the last-level
+ * cache when it is inclusive (L2 lines are copies of LLC lines), the LLC plus the L2 of each of
+ * the p = ncores_sharing_llc cores when it is not (Skylake-SP and later: L2 lines are not in
+ * the L3, so both hold distinct data). Pass l2 = 0 when the LLC is itself the L2, or unknown.
+ * 0 when llc is 0 (the topology does not say). */
+size_t shmcoll_kernel_usable_cache(size_t llc, size_t l2, int ncores_sharing_llc,
+                                   int llc_inclusive);
+
+/* The mode's decision, without the environment (for tests and for callers that hold a mode):
+ * auto streams iff the destination is not reused soon and working_set > usable_cache; a
+ * usable_cache of 0 (unknown) never streams in auto mode. */
+int shmcoll_kernel_nt_decide(shmcoll_nt_mode_t mode, size_t working_set, int dest_reused_soon,
+                             size_t usable_cache);
+
+/* 1 when a store whose destination is (not) reused soon, in a collective with the given working
+ * set, should be non-temporal under SHMCOLL_NT; see shmcoll_kernel_nt_decide. */
+int shmcoll_kernel_nt_wanted(size_t working_set, int dest_reused_soon, size_t usable_cache);
+
+#endif

@@ -1,0 +1,78 @@
+/* MPI_Init, MPI_Init_thread and MPI_Finalize, and the process-wide setup of the MPI layer.
+ *
+ * The setup (log rank, datatype table, communicator keyval) needs a working MPI, so it runs right
+ * after PMPI_Init, or lazily from the first wrapped call if MPI was initialised before this library
+ * was interposed. MPI_Finalize reports the statistics and destroys the teams of MPI_COMM_WORLD and
+ * MPI_COMM_SELF while MPI still works, then finalises MPI. The thread policy is in init.h. */
+#include "mpi/init.h"
+#include "mpi/comm_state.h"
+#include "mpi/datatype.h"
+#include "mpi/op.h"
+#include "mpi/stats.h"
+
+#include "core/config.h"
+#include "core/log.h"
+#include "kernels/kernels.h"
+#include "shmcoll.h"
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static atomic_int ready;
+static int world_rank = -1;
+
+static void init_global(void) {
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    shmcoll_log_set_rank(world_rank);
+    shmcoll_mpi_datatype_init();
+    shmcoll_mpi_op_init();
+    if (shmcoll_mpi_comm_state_init() != SHMCOLL_OK) {
+        shmcoll_log_warn("cannot create a communicator attribute; collectives go to the MPI "
+                         "library");
+        return;
+    }
+    if (world_rank == 0)
+        shmcoll_log_verbose("shmcoll %s active (reduction kernels: %s)", shmcoll_version(),
+                            shmcoll_kernel_isa());
+    atomic_store_explicit(&ready, 1, memory_order_release);
+}
+
+int shmcoll_mpi_init_ensure(void) {
+    if (atomic_load_explicit(&ready, memory_order_acquire)) return 1;
+    int initialized = 0, finalized = 0;
+    PMPI_Initialized(&initialized);
+    PMPI_Finalized(&finalized);
+    if (!initialized || finalized) return 0;
+    pthread_once(&init_once, init_global);
+    return atomic_load_explicit(&ready, memory_order_acquire);
+}
+
+int shmcoll_mpi_init_world_rank(void) {
+    return world_rank;
+}
+
+SHMCOLL_API int MPI_Init(int *argc, char ***argv) {
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS && !shmcoll_config()->disable) shmcoll_mpi_init_ensure();
+    return rc;
+}
+
+/* Every thread level is served (see init.h), so `provided` is whatever the MPI library gives. */
+SHMCOLL_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS && !shmcoll_config()->disable) shmcoll_mpi_init_ensure();
+    return rc;
+}
+
+SHMCOLL_API int MPI_Finalize(void) {
+    const shmcoll_config_t *config = shmcoll_config();
+    /* With SHMCOLL_DISABLE=1 the layer is only set up to report statistics. */
+    if ((!config->disable || config->stats) && shmcoll_mpi_init_ensure()) {
+        if (config->stats) shmcoll_mpi_stats_report();
+        shmcoll_mpi_comm_state_finalize();
+        atomic_store_explicit(&ready, 0, memory_order_release);
+    }
+    return PMPI_Finalize();
+}

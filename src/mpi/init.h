@@ -1,0 +1,18 @@
+/* Process-wide setup of the MPI layer.
+ *
+ * Thread policy: shmcoll serves calls under every MPI thread level. The one-time setup runs under
+ * pthread_once, from MPI_Init/MPI_Init_thread or lazily from the first wrapper call (in case the
+ * library was interposed after MPI_Init). Statistics counters are C11 atomics updated with relaxed
+ * ordering (they are only read at MPI_Finalize). The state of a communicator is only touched inside
+ * collectives on that communicator, which MPI forbids to run concurrently, so it needs no lock. */
+#ifndef SHMCOLL_MPI_INIT_H
+#define SHMCOLL_MPI_INIT_H
+
+/* Runs the one-time setup if MPI is initialised. Returns 1 when the layer is ready, 0 when MPI is
+ * not (yet, or no longer) initialised: the caller then passes the call to the MPI library. */
+int shmcoll_mpi_init_ensure(void);
+
+/* Rank of this process in MPI_COMM_WORLD (valid once ready). */
+int shmcoll_mpi_init_world_rank(void);
+
+#endif

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Checks the dynamic symbol table of libshmcoll: only MPI_* entry points and the public shmcoll_*
+API are exported (no PMPI_*, no internal symbols), and every interposed entry point is there,
+including the MPI-4 large-count twins when the MPI library underneath has them."""
+import re
+import subprocess
+import sys
+
+REQUIRED = ["MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Barrier", "MPI_Bcast",
+            "MPI_Reduce", "MPI_Allreduce", "shmcoll_version"]
+LARGE_COUNT = ["MPI_Bcast_c", "MPI_Reduce_c", "MPI_Allreduce_c"]
+
+
+def defined_symbols(path):
+    out = subprocess.run(["nm", "-D", "--defined-only", path], check=True, text=True,
+                         stdout=subprocess.PIPE).stdout
+    symbols = set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] not in ("A",):  # "A": version node names
+            symbols.add(parts[2].split("@")[0])
+    return symbols
+
+
+def mpi_library(path):
+    out = subprocess.run(["ldd", path], check=True, text=True, stdout=subprocess.PIPE).stdout
+    for line in out.splitlines():
+        m = re.match(r"\s*(libmpi\S*\.so\S*) => (\S+)", line)
+        if m:
+            return m.group(2)
+    return None
+
+
+def main():
+    lib = sys.argv[1]
+    exported = defined_symbols(lib)
+    errors = [f"exported but not public: {s}" for s in sorted(exported)
+              if not re.match(r"^(MPI_|shmcoll_)", s)]
+    required = list(REQUIRED)
+    mpi = mpi_library(lib)
+    if mpi is None:
+        errors.append("libshmcoll is not linked with an MPI library")
+    elif "PMPI_Allreduce_c" in defined_symbols(mpi):
+        required += LARGE_COUNT
+    errors += [f"missing: {s}" for s in required if s not in exported]
+    print(f"{lib}: {len(exported)} exported symbols: {' '.join(sorted(exported))}")
+    for e in errors:
+        print("ERROR:", e)
+    print("PASS exports" if not errors else "FAIL exports")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Runs one MPI integration test under mpiexec and checks what it printed.
+
+The launcher follows the MPI flavour the build was configured with (MPICH's hydra or Open MPI's
+mpirun, which needs --allow-run-as-root and --oversubscribe on small machines). Environment
+variables for the ranks, including LD_PRELOAD, are passed through the launcher so that the
+launcher itself runs without them. Every run gets a private segment directory (SHMCOLL_SHM_DIR),
+which must be empty afterwards: a run that leaves a shared segment behind fails.
+
+Checks, by option:
+  (default)           exit status 0 and a "PASS" line from the program
+  --check-stats       runs with SHMCOLL_STATS=1 and compares the library's statistics lines with
+                      the "expect:" lines the program printed (see tests/mpi/mpi_check.h)
+  --disabled          with --check-stats: SHMCOLL_DISABLE=1 is set, so nothing may be handled
+  --all-fallback      with --check-stats: nothing may be handled (e.g. shared memory unavailable)
+  --expect-failure    the job must fail (non-zero exit), within --max-seconds
+  --output-contains   text that must appear in the job's output (repeatable)
+  --output-once       text that must appear exactly once (repeatable)
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+COLLS = ("barrier", "bcast", "reduce", "allreduce")
+HANDLED_RE = re.compile(r"^shmcoll: handled (\d+) calls, fell back (\d+)$")
+COLL_RE = re.compile(
+    r"^shmcoll: (\w+) calls=(\d+) bytes=(\d+) dav=(\d+) algo=([\w.+-]+:\d+(?:,[\w.+-]+:\d+)*)$")
+EXPECT_HANDLED_RE = re.compile(r"^expect: handled=(\d+) fellback=(\d+)$")
+EXPECT_COLL_RE = re.compile(r"^expect: (\w+) calls=(\d+) bytes=(\d+) pmpi=(\d+)$")
+EXPECT_DAV_RE = re.compile(r"^expect: (\w+) dav>=(\d+) dav<=(\d+)$")
+
+
+def launcher(args, env):
+    if args.flavour == "openmpi":
+        cmd = [args.mpiexec, "--allow-run-as-root", "--oversubscribe", "-n", str(args.n)]
+        for key, value in env.items():
+            cmd += ["-x", f"{key}={value}"]
+    else:
+        cmd = [args.mpiexec, "-n", str(args.n)]
+        for key, value in env.items():
+            cmd += ["-genv", key, value]
+    return cmd
+
+
+def parse_stats(lines):
+    handled, colls = None, {}
+    for line in lines:
+        m = HANDLED_RE.match(line)
+        if m:
+            if handled is not None:
+                return None, None, "the 'handled' line appears more than once"
+            handled = (int(m.group(1)), int(m.group(2)))
+            continue
+        m = COLL_RE.match(line)
+        if m:
+            name = m.group(1)
+            if name not in COLLS or name in colls:
+                return None, None, f"unexpected or repeated statistics line: {line}"
+            algos = {}
+            for item in m.group(5).split(","):
+                algo, count = item.rsplit(":", 1)
+                algos[algo] = int(count)
+            colls[name] = dict(calls=int(m.group(2)), bytes=int(m.group(3)),
+                               dav=int(m.group(4)), algos=algos)
+        elif line.startswith("shmcoll: ") and re.match(r"^shmcoll: \w+ calls=", line):
+            return None, None, f"malformed statistics line: {line}"
+    if handled is None:
+        return None, None, "no 'shmcoll: handled N calls, fell back M' line"
+    order = [c for c in COLLS if c in colls]
+    printed = [l.split()[1] for l in lines if COLL_RE.match(l)]
+    if printed != order:
+        return None, None, f"statistics lines out of order: {printed}"
+    return handled, colls, None
+
+
+def check_stats(stdout_lines, stderr_lines, disabled):
+    errors = []
+    handled, colls, error = parse_stats(stderr_lines)
+    if error:
+        return [error]
+    expect_handled, expect_colls, expect_dav = None, {}, {}
+    for line in stdout_lines:
+        m = EXPECT_HANDLED_RE.match(line)
+        if m:
+            expect_handled = (int(m.group(1)), int(m.group(2)))
+        m = EXPECT_COLL_RE.match(line)
+        if m:
+            expect_colls[m.group(1)] = dict(calls=int(m.group(2)), bytes=int(m.group(3)),
+                                            pmpi=int(m.group(4)))
+        m = EXPECT_DAV_RE.match(line)
+        if m:
+            expect_dav[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+    if expect_handled is None:
+        return ["the program printed no 'expect:' lines"]
+    if disabled:
+        expect_handled = (0, expect_handled[0] + expect_handled[1])
+        for e in expect_colls.values():
+            e["pmpi"] = e["calls"]
+    if handled != expect_handled:
+        errors.append(f"handled/fell back {handled}, expected {expect_handled}")
+    for name in COLLS:
+        got, want = colls.get(name), expect_colls.get(name)
+        if want is None:
+            if got is not None:
+                errors.append(f"{name}: reported {got['calls']} calls, the program made none")
+            continue
+        if got is None:
+            errors.append(f"{name}: no statistics line, expected {want['calls']} calls")
+            continue
+        for key in ("calls", "bytes"):
+            if got[key] != want[key]:
+                errors.append(f"{name}: {key}={got[key]}, expected {want[key]}")
+        if sum(got["algos"].values()) != got["calls"]:
+            errors.append(f"{name}: algorithm counts {got['algos']} do not add up to calls")
+        if got["algos"].get("pmpi", 0) != want["pmpi"]:
+            errors.append(f"{name}: pmpi:{got['algos'].get('pmpi', 0)}, expected {want['pmpi']}")
+        if disabled and got["dav"] != 0:
+            errors.append(f"{name}: dav={got['dav']} although nothing was handled")
+        if name in expect_dav and not disabled:
+            low, high = expect_dav[name]
+            if not low <= got["dav"] <= high:
+                errors.append(f"{name}: dav={got['dav']} outside [{low}, {high}]")
+    return errors
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--flavour", required=True, choices=("mpich", "openmpi"))
+    parser.add_argument("--mpiexec", required=True)
+    parser.add_argument("-n", type=int, required=True)
+    parser.add_argument("--env", action="append", default=[], help="KEY=VALUE for the ranks")
+    parser.add_argument("--preload", help="library to LD_PRELOAD into the ranks")
+    parser.add_argument("--check-stats", action="store_true")
+    parser.add_argument("--disabled", action="store_true")
+    parser.add_argument("--all-fallback", action="store_true")
+    parser.add_argument("--expect-failure", action="store_true")
+    parser.add_argument("--max-seconds", type=float)
+    parser.add_argument("--output-contains", action="append", default=[])
+    parser.add_argument("--output-once", action="append", default=[])
+    parser.add_argument("--timeout", type=float, default=240)
+    parser.add_argument("program", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    program = args.program[1:] if args.program[:1] == ["--"] else args.program
+    if not program:
+        parser.error("no program given")
+
+    base = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    shm_dir = tempfile.mkdtemp(prefix="shmcoll-test-", dir=base)
+    env = {"SHMCOLL_SHM_DIR": shm_dir}
+    if args.check_stats:
+        env["SHMCOLL_STATS"] = "1"
+    if args.disabled:
+        env["SHMCOLL_DISABLE"] = "1"
+    for item in args.env:
+        key, _, value = item.partition("=")
+        env[key] = value
+    if args.preload:
+        env["LD_PRELOAD"] = os.path.abspath(args.preload)
+    cmd = launcher(args, env) + program
+    print("run:", " ".join(cmd), flush=True)
+
+    start = time.monotonic()
+    try:
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              errors="replace", timeout=args.timeout)
+        rc, out, err = proc.returncode, proc.stdout, proc.stderr
+    except subprocess.TimeoutExpired as e:
+        rc = None
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else e.stdout or ""
+        err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else e.stderr or ""
+    elapsed = time.monotonic() - start
+    sys.stdout.write(out)
+    sys.stdout.write(err)
+    print(f"exit status {rc}, {elapsed:.1f} s", flush=True)
+
+    errors = []
+    if rc is None:
+        errors.append(f"no exit within {args.timeout:.0f} s")
+    elif args.expect_failure:
+        if rc == 0:
+            errors.append("the job succeeded, a failure was expected")
+    else:
+        if rc != 0:
+            errors.append(f"exit status {rc}")
+        if not re.search(r"^PASS ", out, re.M):
+            errors.append("no PASS line")
+    if args.max_seconds is not None and elapsed > args.max_seconds:
+        errors.append(f"took {elapsed:.1f} s, more than {args.max_seconds:.0f} s")
+    for text in args.output_contains:
+        if text not in out + err:
+            errors.append(f"output does not contain {text!r}")
+    for text in args.output_once:
+        if (out + err).count(text) != 1:
+            errors.append(f"output contains {text!r} {(out + err).count(text)} times, not once")
+    if args.check_stats and rc == 0:
+        errors += check_stats(out.splitlines(), err.splitlines(),
+                              args.disabled or args.all_fallback)
+
+    left = os.listdir(shm_dir)
+    shutil.rmtree(shm_dir, ignore_errors=True)
+    if left:
+        errors.append(f"segment(s) left behind: {left}")
+
+    for e in errors:
+        print("ERROR:", e)
+    print("run_mpi: " + ("FAILED" if errors else "OK"))
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+"""shmcoll under mpi4py: Allreduce, Reduce, Bcast and Barrier on buffers (array module, no
+numpy), checked against values computed locally. Rank 0 prints the "expect:" lines of the
+SHMCOLL_STATS check (each operation once, as the library counts it) and a PASS/FAIL line; the
+driver, run_mpi4py.py, compares them with the library's statistics. With an MPI-4 library
+mpi4py calls the large-count entry points (MPI_Allreduce_c, ...), so this reaches them too."""
+import array
+import sys
+
+from mpi4py import MPI
+
+comm = MPI.COMM_WORLD
+rank, size = comm.Get_rank(), comm.Get_size()
+failures = []
+tally = {"barrier": [0, 0], "bcast": [0, 0], "reduce": [0, 0], "allreduce": [0, 0]}
+
+
+def expect(coll, nbytes):
+    if rank == 0:
+        tally[coll][0] += 1
+        tally[coll][1] += nbytes
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def value(r, i):
+    return (r * 7919 + i * 31) % 1000 - 500
+
+
+for n in (1, 7, 1000, 300000):
+    send = array.array("d", (float(value(rank, i)) for i in range(n)))
+    recv = array.array("d", bytes(8 * n))
+    comm.Allreduce([send, MPI.DOUBLE], [recv, MPI.DOUBLE], op=MPI.SUM)
+    expect("allreduce", 8 * n)
+    want = [float(sum(value(r, i) for r in range(size))) for i in range(n)]
+    check(list(recv) == want, f"Allreduce SUM n={n}")
+
+    ints = array.array("i", (value(rank, i) for i in range(n)))
+    comm.Allreduce(MPI.IN_PLACE, [ints, MPI.INT], op=MPI.MAX)
+    expect("allreduce", 4 * n)
+    check(list(ints) == [max(value(r, i) for r in range(size)) for i in range(n)],
+          f"Allreduce MAX in place n={n}")
+
+    for root in range(size):
+        out = array.array("d", bytes(8 * n))
+        comm.Reduce([send, MPI.DOUBLE], [out, MPI.DOUBLE] if rank == root else None,
+                    op=MPI.SUM, root=root)
+        expect("reduce", 8 * n)
+        if rank == root:
+            check(list(out) == want, f"Reduce SUM n={n} root={root}")
+
+        buf = array.array("i", (value(root, i) if rank == root else 0 for i in range(n)))
+        comm.Bcast([buf, MPI.INT], root=root)
+        expect("bcast", 4 * n)
+        check(list(buf) == [value(root, i) for i in range(n)], f"Bcast n={n} root={root}")
+
+for _ in range(3):
+    comm.Barrier()
+    expect("barrier", 0)
+
+count = array.array("l", [len(failures)])
+comm.Allreduce(MPI.IN_PLACE, [count, MPI.LONG], op=MPI.SUM)
+expect("allreduce", 8)
+total = count[0]
+for what in failures[:10]:
+    print(f"FAIL rank {rank}: {what}", file=sys.stderr)
+if rank == 0:
+    calls = sum(t[0] for t in tally.values())
+    print(f"expect: handled={calls} fellback=0")
+    for coll, (n_calls, n_bytes) in tally.items():
+        print(f"expect: {coll} calls={n_calls} bytes={n_bytes} pmpi=0")
+    print(f"{'FAIL' if total else 'PASS'} test_mpi4py: {total} failure(s) on {size} ranks",
+          flush=True)
+sys.exit(1 if total else 0)
