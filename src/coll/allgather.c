@@ -20,6 +20,9 @@ static shmcoll_status_t allgather_rounds(shmcoll_team_t *team, const char *mine,
     const size_t piece = use_inline ? SHMCOLL_INLINE_BYTES : ch->chunk;
     const size_t rounds = coll_div_ceil(longest, piece);
     const size_t my_count = coll_bytes_count(blocks, me);
+    /* YHCCL Algorithm 4: the own block, the whole receive buffer and the shared pieces. */
+    size_t working_set = my_count + coll_shared_bytes(team);
+    for (int r = 0; r < p; r++) working_set += coll_bytes_count(blocks, r);
 
     coll_copy(team, recvbuf + coll_bytes_displ(blocks, me), mine, my_count);
     for (size_t round = 0; round < rounds; round++) {
@@ -35,8 +38,8 @@ static shmcoll_status_t allgather_rounds(shmcoll_team_t *team, const char *mine,
             const size_t m = coll_round_bytes(coll_bytes_count(blocks, q), round, piece);
             if (!m) continue;
             SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, q, step));
-            coll_copy(team, recvbuf + coll_bytes_displ(blocks, q) + round * piece,
-                      coll_slot(ch, q, step, use_inline), m);
+            coll_copy_out(team, recvbuf + coll_bytes_displ(blocks, q) + round * piece,
+                          coll_slot(ch, q, step, use_inline), m, working_set);
         }
         shmcoll_channel_ack(ch, step);
     }

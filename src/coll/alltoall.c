@@ -17,6 +17,8 @@ static shmcoll_status_t alltoall_rounds(shmcoll_team_t *team, const char *sendbu
     const int me = ch->rank, p = ch->size;
     const size_t piece = coll_piece_per_member(ch->chunk, p);
     const size_t rounds = coll_div_ceil(longest, piece);
+    size_t working_set = coll_shared_bytes(team);
+    for (int r = 0; r < p; r++) working_set += coll_bytes_count(out, r) + coll_bytes_count(in, r);
 
     if (sendbuf != recvbuf)
         coll_copy(team, recvbuf + coll_bytes_displ(in, me), sendbuf + coll_bytes_displ(out, me),
@@ -37,8 +39,9 @@ static shmcoll_status_t alltoall_rounds(shmcoll_team_t *team, const char *sendbu
             const size_t n = coll_round_bytes(coll_bytes_count(in, q), round, piece);
             if (!n) continue;
             SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, q, step));
-            coll_copy(team, recvbuf + coll_bytes_displ(in, q) + round * piece,
-                      (char *)shmcoll_channel_buffer(ch, q, step) + (size_t)me * piece, n);
+            coll_copy_out(team, recvbuf + coll_bytes_displ(in, q) + round * piece,
+                          (char *)shmcoll_channel_buffer(ch, q, step) + (size_t)me * piece, n,
+                          working_set);
         }
         shmcoll_channel_ack(ch, step);
     }

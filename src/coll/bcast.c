@@ -11,6 +11,7 @@ static shmcoll_status_t bcast_chunks(shmcoll_team_t *team, char *buf, size_t byt
     shmcoll_channel_t *ch = &team->channel;
     const int use_inline = bytes <= SHMCOLL_INLINE_BYTES;
     const size_t piece = use_inline ? SHMCOLL_INLINE_BYTES : ch->chunk;
+    const size_t working_set = 2 * bytes + coll_shared_bytes(team); /* YHCCL Algorithm 3 */
     for (size_t offset = 0; offset < bytes; offset += piece) {
         const size_t n = bytes - offset < piece ? bytes - offset : piece;
         const uint64_t step = shmcoll_channel_next_step(ch);
@@ -21,7 +22,7 @@ static shmcoll_status_t bcast_chunks(shmcoll_team_t *team, char *buf, size_t byt
             shmcoll_channel_post(ch, step);
         } else {
             SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, root, step));
-            coll_copy(team, buf + offset, slot, n);
+            coll_copy_out(team, buf + offset, slot, n, working_set);
         }
         shmcoll_channel_ack(ch, step);
     }

@@ -7,6 +7,7 @@
 #include "core/reduce_op.h"
 #include "core/team.h"
 #include "kernels/kernels.h"
+#include "kernels/nt_policy.h"
 
 #include <stdio.h>
 
@@ -35,6 +36,27 @@ static inline void coll_copy(shmcoll_team_t *team, void *dst, const void *src, s
     if (!bytes || dst == src) return;
     shmcoll_kernel_copy(dst, src, bytes);
     team->dav += 2 * bytes;
+}
+
+size_t shmcoll_coll_usable_cache(void);
+
+/* A copy into a destination the caller will not read again soon (a receive buffer being filled
+ * for the application): streaming stores when the algorithm's working set — send, receive and
+ * shared buffers (YHCCL Algorithms 2-4) — exceeds the usable cache, so the copy neither evicts
+ * the shared buffers still in use nor pays for reading lines it overwrites (YHCCL Algorithm 1). */
+static inline void coll_copy_out(shmcoll_team_t *team, void *dst, const void *src, size_t bytes,
+                                 size_t working_set) {
+    if (!bytes || dst == src) return;
+    if (shmcoll_kernel_nt_wanted(working_set, 0, shmcoll_coll_usable_cache()))
+        shmcoll_kernel_copy_nt(dst, src, bytes);
+    else
+        shmcoll_kernel_copy(dst, src, bytes);
+    team->dav += 2 * bytes;
+}
+
+/* The shared buffers a pipelined algorithm keeps in flight: both parities of every member. */
+static inline size_t coll_shared_bytes(const shmcoll_team_t *team) {
+    return 2 * (size_t)team->size * team->channel.chunk;
 }
 
 /* out = a op b over n elements; out may alias a or b exactly. A user function only has the

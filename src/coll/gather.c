@@ -16,6 +16,7 @@ static shmcoll_status_t gather_rounds(shmcoll_team_t *team, const char *mine, si
     const int use_inline = longest <= SHMCOLL_INLINE_BYTES;
     const size_t piece = use_inline ? SHMCOLL_INLINE_BYTES : ch->chunk;
     const size_t rounds = coll_div_ceil(longest, piece);
+    const size_t working_set = longest * (size_t)(p + 1) + coll_shared_bytes(team);
 
     if (me == root && mine) coll_copy(team, recvbuf + coll_bytes_displ(blocks, me), mine, my_count);
     for (size_t round = 0; round < rounds; round++) {
@@ -35,8 +36,8 @@ static shmcoll_status_t gather_rounds(shmcoll_team_t *team, const char *mine, si
                 const size_t m = coll_round_bytes(coll_bytes_count(blocks, q), round, piece);
                 if (!m) continue;
                 SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, q, step));
-                coll_copy(team, recvbuf + coll_bytes_displ(blocks, q) + round * piece,
-                          coll_slot(ch, q, step, use_inline), m);
+                coll_copy_out(team, recvbuf + coll_bytes_displ(blocks, q) + round * piece,
+                              coll_slot(ch, q, step, use_inline), m, working_set);
             }
         }
         shmcoll_channel_ack(ch, step);

@@ -28,7 +28,7 @@ static const char *input_slice(const char *input, const shmcoll_reduce_op_t *op,
 /* Copy the p reduced slices of a round (posted at final_step) into recvbuf. */
 static shmcoll_status_t copy_out_round(shmcoll_team_t *team, uint64_t final_step, char *recvbuf,
                                        const shmcoll_reduce_op_t *op, const coll_blocks_t *blocks,
-                                       size_t slice, size_t round) {
+                                       size_t slice, size_t round, size_t working_set) {
     shmcoll_channel_t *ch = &team->channel;
     for (int j = 0; j < ch->size; j++) {
         size_t first, len;
@@ -37,8 +37,9 @@ static shmcoll_status_t copy_out_round(shmcoll_team_t *team, uint64_t final_step
         if (lo >= len) continue;
         const size_t n = len - lo < slice ? len - lo : slice;
         SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, j, final_step));
-        coll_copy(team, recvbuf + (first + lo) * op->extent,
-                  shmcoll_channel_buffer(ch, j, final_step), shmcoll_reduce_op_span(op, n));
+        coll_copy_out(team, recvbuf + (first + lo) * op->extent,
+                      shmcoll_channel_buffer(ch, j, final_step), shmcoll_reduce_op_span(op, n),
+                      working_set);
     }
     return SHMCOLL_OK;
 }
@@ -60,6 +61,8 @@ shmcoll_status_t shmcoll_coll_reduce_ma(shmcoll_team_t *team, const void *input,
     }
     const size_t rounds = (longest + slice - 1) / slice;
     const int wants_all = result == COLL_RESULT_ALL || (result == COLL_RESULT_ROOT && me == root);
+    /* YHCCL Algorithm 2: send and receive buffers plus the shared slices in flight. */
+    const size_t working_set = 2 * shmcoll_reduce_op_span(op, blocks->n) + coll_shared_bytes(team);
 
     for (size_t round = 0; round < rounds; round++) {
         uint64_t step = 0;
@@ -87,7 +90,8 @@ shmcoll_status_t shmcoll_coll_reduce_ma(shmcoll_team_t *team, const void *input,
             shmcoll_channel_post(ch, step);
         }
         if (wants_all && result != COLL_RESULT_SCATTERED)
-            SHMCOLL_CHECK(copy_out_round(team, step, recvbuf, op, blocks, slice, round));
+            SHMCOLL_CHECK(
+                copy_out_round(team, step, recvbuf, op, blocks, slice, round, working_set));
         shmcoll_channel_ack(ch, step);
     }
     return SHMCOLL_OK;
