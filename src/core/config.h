@@ -18,6 +18,14 @@
       "bytes per pipeline chunk and per-rank slot (shrunk automatically to fit the directory)")    \
     X(spin, "SHMCOLL_SPIN", INT, "2000",                                                           \
       "polls before a waiting rank starts to yield (0 when the node is oversubscribed)")           \
+    X(topo, "SHMCOLL_TOPO", STRING, "",                                                            \
+      "topology: empty = this machine (hwloc), an hwloc synthetic description, or an XML file")    \
+    X(map, "SHMCOLL_MAP", STRING, "",                                                              \
+      "rank placement: empty = each rank's CPU binding, or linear, numa-rr, a PU list 0,8,...")    \
+    X(hier_reduce, "SHMCOLL_HIER_REDUCE", STRING, "l3,numa,socket",                                \
+      "topology levels (sensitivity list) of hierarchical reductions")                             \
+    X(hier_bcast, "SHMCOLL_HIER_BCAST", STRING, "numa,socket",                                     \
+      "topology levels (sensitivity list) of hierarchical bcast and barrier")                      \
     X(isa, "SHMCOLL_ISA", STRING, "", "cap the reduction kernels' ISA: scalar, avx2 or avx512")    \
     X(nt, "SHMCOLL_NT", STRING, "auto", "non-temporal stores: auto (by working set), always, never")
 
@@ -29,6 +37,10 @@ typedef struct shmcoll_config {
     double timeout;
     size_t chunk;
     long spin;
+    const char *topo;
+    const char *map;
+    const char *hier_reduce;
+    const char *hier_bcast;
     const char *isa;
     const char *nt;
 } shmcoll_config_t;

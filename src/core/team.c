@@ -11,6 +11,7 @@
  * crash during setup leaves nothing behind either. */
 #include "core/team.h"
 #include "core/config.h"
+#include "core/team_topo.h"
 #include "core/log.h"
 #include "topo/cpus.h"
 
@@ -26,6 +27,7 @@ typedef struct member_info {
     pid_t pid;
     cpu_set_t affinity;
     uint64_t nonce[2];
+    shmcoll_topo_place_t place;
 } member_info_t;
 
 typedef struct segment_offer {
@@ -68,6 +70,8 @@ static void offer_segment(int size, const char *path, shmcoll_segment_t *seg,
 }
 
 static void team_free(shmcoll_team_t *team) {
+    shmcoll_team_topo_release(team);
+    free(team->places);
     shmcoll_channel_fini(&team->channel);
     shmcoll_shm_segment_detach(&team->segment);
     free(team->pids);
@@ -102,6 +106,7 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     member_info_t mine = {.pid = getpid()};
     shmcoll_topo_affinity(&mine.affinity);
     if (shmcoll_shm_segment_random(mine.nonce) != SHMCOLL_OK) local_ok = 0;
+    shmcoll_team_topo_place_self(rank, size, &mine.affinity, &mine.place);
     if (bs->allgather(bs->ctx, &mine, members, sizeof mine)) {
         status = SHMCOLL_ERR_SYSTEM;
         goto fail;
@@ -115,10 +120,14 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
         goto fail;
     }
     team->pids = malloc((size_t)size * sizeof *team->pids);
+    team->places = malloc((size_t)size * sizeof *team->places);
     cpu_set_t *masks = malloc((size_t)size * sizeof *masks);
-    if (team->pids && masks) {
-        for (int r = 0; r < size; r++)
-            team->pids[r] = members[r].pid, masks[r] = members[r].affinity;
+    if (team->pids && team->places && masks) {
+        for (int r = 0; r < size; r++) {
+            team->pids[r] = members[r].pid;
+            team->places[r] = members[r].place;
+            masks[r] = members[r].affinity;
+        }
         team->ncpus = shmcoll_topo_union_count(masks, size);
     } else {
         local_ok = 0;

@@ -10,6 +10,8 @@
 #include "core/status.h"
 #include "shm/segment.h"
 #include "shm/channel.h"
+#include "topo/hierarchy.h"
+#include "topo/place.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -24,12 +26,23 @@ typedef struct shmcoll_bootstrap {
     void *ctx;
 } shmcoll_bootstrap_t;
 
+#define SHMCOLL_TEAM_HIER_CACHE 8
+
+typedef struct shmcoll_team_hier_entry {
+    char levels[64];
+    int root;
+    shmcoll_topo_hier_t *hier; /* NULL: empty entry */
+} shmcoll_team_hier_entry_t;
+
 typedef struct shmcoll_team {
     int rank;
     int size;
-    int ncpus;          /* CPUs the members may run on (union of their affinity masks) */
-    int oversubscribed; /* more members than CPUs: waiting ranks yield at once */
-    pid_t *pids;        /* pid of every member, for the liveness check of waits */
+    int ncpus;                    /* CPUs the members may run on (union of their affinity masks) */
+    int oversubscribed;           /* more members than CPUs: waiting ranks yield at once */
+    pid_t *pids;                  /* pid of every member, for the liveness check of waits */
+    shmcoll_topo_place_t *places; /* where every member runs (core/team_topo.h) */
+    shmcoll_team_hier_entry_t hier_cache[SHMCOLL_TEAM_HIER_CACHE];
+    int hier_next;
     shmcoll_segment_t segment;
     shmcoll_channel_t channel; /* the step protocol over the segment (shm/channel.h) */
 

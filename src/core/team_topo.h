@@ -1,0 +1,32 @@
+/* A team's view of the machine: where each member runs (allgathered at team creation) and the
+ * topology hierarchies built from that, cached per (sensitivity list, root). Every member builds
+ * the same hierarchy from the same places, so hierarchical algorithms need no agreement. */
+#ifndef SHMCOLL_CORE_TEAM_TOPO_H
+#define SHMCOLL_CORE_TEAM_TOPO_H
+
+#include "core/status.h"
+#include "topo/hierarchy.h"
+#include "topo/place.h"
+
+#include <sched.h>
+
+struct shmcoll_team;
+
+/* This member's place: the configured topology (SHMCOLL_TOPO: this machine, or an injected
+ * synthetic/XML one) at the PU of its CPU binding, or at the PU the injected mapping
+ * (SHMCOLL_MAP) gives rank `rank` of `size`. Unknown (flat hierarchy) when either is unusable; a
+ * malformed setting is reported once. Local, cheap after the first call (the topology is loaded
+ * once per process and setting). */
+void shmcoll_team_topo_place_self(int rank, int size, const cpu_set_t *affinity,
+                                  shmcoll_topo_place_t *place);
+
+/* The hierarchy of the team over `levels` (a sensitivity list such as "l3,numa,socket"), with
+ * `root` leading its groups (-1: lowest ranks lead). Built on first use and cached in the team;
+ * INVALID when the list does not parse. */
+shmcoll_status_t shmcoll_team_hierarchy(struct shmcoll_team *team, const char *levels, int root,
+                                        const shmcoll_topo_hier_t **hier);
+
+/* Frees the cached hierarchies. */
+void shmcoll_team_topo_release(struct shmcoll_team *team);
+
+#endif
