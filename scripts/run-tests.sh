@@ -23,13 +23,16 @@ run_tier() { # build-dir label-regex description
     rm -f "$log"
 }
 
-shm_before=$(ls /dev/shm | grep -c '^shmcoll-' || true)
+# Segment files are named shmcoll-<32 hex digits>; the tests' private directories are not counted
+# (each test checks its own directory is empty).
+count_segments() { ls /dev/shm | grep -cE '^shmcoll-[0-9a-f]{32}$' || true; }
+shm_before=$(count_segments)
 run_tier build/asan 'unit|team|fault' "unit, team and fault tests under ASan+UBSan"
 run_tier build/mpich 'unit|team' "unit and team tests, release build"
 run_tier build/mpich 'mpi' "MPI integration tests, MPICH"
 run_tier build/openmpi 'mpi' "MPI integration tests, Open MPI"
 
-shm_after=$(ls /dev/shm | grep -c '^shmcoll-' || true)
+shm_after=$(count_segments)
 if [ "$shm_after" -gt "$shm_before" ]; then
     echo "leak check: $((shm_after - shm_before)) shmcoll segment(s) left in /dev/shm"
     failed=$((failed + 1))

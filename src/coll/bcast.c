@@ -4,10 +4,11 @@
  * its post flag for tiny messages) and posts each chunk; every other member copies the chunk out
  * and acknowledges. With two buffer parities the root fills chunk k+1 while the others still read
  * chunk k, so root and readers copy concurrently and the segment never grows with the message. */
-#include "coll/coll.h"
 #include "coll/coll_internal.h"
 
-static shmcoll_status_t bcast_chunks(shmcoll_team_t *team, char *buf, size_t bytes, int root) {
+shmcoll_status_t shmcoll_coll_bcast_pipeline(shmcoll_team_t *team, void *buffer, size_t bytes,
+                                             int root) {
+    char *buf = buffer;
     shmcoll_channel_t *ch = &team->channel;
     const int use_inline = bytes <= SHMCOLL_INLINE_BYTES;
     const size_t piece = use_inline ? SHMCOLL_INLINE_BYTES : ch->chunk;
@@ -27,12 +28,4 @@ static shmcoll_status_t bcast_chunks(shmcoll_team_t *team, char *buf, size_t byt
         shmcoll_channel_ack(ch, step);
     }
     return SHMCOLL_OK;
-}
-
-shmcoll_status_t shmcoll_bcast(shmcoll_team_t *team, void *buf, size_t bytes, int root) {
-    if (root < 0 || root >= team->size) return SHMCOLL_ERR_INVALID;
-    shmcoll_status_t status = coll_begin(team, "bcast");
-    if (status != SHMCOLL_OK) return status;
-    status = bcast_chunks(team, buf, bytes, root);
-    return coll_end(team, status, bytes <= SHMCOLL_INLINE_BYTES ? "inline" : "pipeline");
 }

@@ -197,9 +197,13 @@ shmcoll_status_t shmcoll_coll_reduce_flat(shmcoll_team_t *team, const void *send
 shmcoll_status_t shmcoll_coll_reduce_split(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
                                            size_t count, const shmcoll_reduce_op_t *op, int root);
 
-/* Which of the two reduction algorithms to use: identical on all members (it depends only on
- * arguments and team properties every member shares). */
-int shmcoll_coll_reduce_use_flat(const shmcoll_team_t *team, const shmcoll_reduce_op_t *op,
-                                 size_t count);
+/* The same, with the blocks and result kind of reduce (root) or allreduce (root COLL_ALL). */
+shmcoll_status_t shmcoll_coll_reduce_ma_run(shmcoll_team_t *team, const void *sendbuf,
+                                            void *recvbuf, size_t count,
+                                            const shmcoll_reduce_op_t *op, int root);
+
+shmcoll_status_t shmcoll_coll_barrier_flat(shmcoll_team_t *team);
+shmcoll_status_t shmcoll_coll_bcast_pipeline(shmcoll_team_t *team, void *buf, size_t bytes,
+                                             int root);
 
 #endif

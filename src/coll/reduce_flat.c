@@ -8,21 +8,13 @@
  * bitwise identical allreduce results everywhere. */
 #include "coll/coll_internal.h"
 
-#define FLAT_MAX_TOTAL_BYTES (32 * 1024) /* p * span read by each member */
-
-int shmcoll_coll_reduce_use_flat(const shmcoll_team_t *team, const shmcoll_reduce_op_t *op,
-                                 size_t count) {
-    size_t span = shmcoll_reduce_op_span(op, count);
-    if (span > team->channel.chunk) return 0;
-    return span <= SHMCOLL_INLINE_BYTES || span * (size_t)team->size <= FLAT_MAX_TOTAL_BYTES;
-}
-
 shmcoll_status_t shmcoll_coll_reduce_flat(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
                                           size_t count, const shmcoll_reduce_op_t *op, int root) {
     shmcoll_channel_t *ch = &team->channel;
     const size_t span = shmcoll_reduce_op_span(op, count);
     const int use_inline = span <= SHMCOLL_INLINE_BYTES;
     const void *input = sendbuf ? sendbuf : recvbuf;
+    if (span > ch->chunk) return SHMCOLL_ERR_NOT_SUPPORTED;
 
     const uint64_t step = shmcoll_channel_next_step(ch);
     SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));

@@ -96,3 +96,12 @@ shmcoll_status_t shmcoll_coll_reduce_ma(shmcoll_team_t *team, const void *input,
     }
     return SHMCOLL_OK;
 }
+
+shmcoll_status_t shmcoll_coll_reduce_ma_run(shmcoll_team_t *team, const void *sendbuf,
+                                            void *recvbuf, size_t count,
+                                            const shmcoll_reduce_op_t *op, int root) {
+    if (!op->commutative || team->size < 2) return SHMCOLL_ERR_NOT_SUPPORTED;
+    const coll_blocks_t blocks = coll_blocks_equal(op, count, team->size);
+    return shmcoll_coll_reduce_ma(team, sendbuf ? sendbuf : recvbuf, recvbuf, op, &blocks,
+                                  root == COLL_ALL ? COLL_RESULT_ALL : COLL_RESULT_ROOT, root);
+}

@@ -26,6 +26,10 @@
       "topology levels (sensitivity list) of hierarchical reductions")                             \
     X(hier_bcast, "SHMCOLL_HIER_BCAST", STRING, "numa,socket",                                     \
       "topology levels (sensitivity list) of hierarchical bcast and barrier")                      \
+    X(tune, "SHMCOLL_TUNE", STRING, "",                                                            \
+      "algorithm overrides, e.g. allreduce:0-4k:@flat,4k-:@ma;bcast:@pipeline")                    \
+    X(tune_file, "SHMCOLL_TUNE_FILE", STRING, "",                                                  \
+      "file of overrides in the SHMCOLL_TUNE grammar (written by shmcoll-tune)")                   \
     X(isa, "SHMCOLL_ISA", STRING, "", "cap the reduction kernels' ISA: scalar, avx2 or avx512")    \
     X(nt, "SHMCOLL_NT", STRING, "auto", "non-temporal stores: auto (by working set), always, never")
 
@@ -41,6 +45,8 @@ typedef struct shmcoll_config {
     const char *map;
     const char *hier_reduce;
     const char *hier_bcast;
+    const char *tune;
+    const char *tune_file;
     const char *isa;
     const char *nt;
 } shmcoll_config_t;

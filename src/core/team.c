@@ -70,6 +70,7 @@ static void offer_segment(int size, const char *path, shmcoll_segment_t *seg,
 }
 
 static void team_free(shmcoll_team_t *team) {
+    if (team->select_state_free) team->select_state_free(team->select_state);
     shmcoll_team_topo_release(team);
     free(team->places);
     shmcoll_channel_fini(&team->channel);

@@ -51,6 +51,10 @@ typedef struct shmcoll_team {
     void (*progress)(void *ctx);
     void *progress_ctx;
 
+    /* Owned by select/: the team's selection table, freed with select_state_free. */
+    void *select_state;
+    void (*select_state_free)(void *state);
+
     uint64_t dav;            /* bytes loaded + stored by this member's copy/reduce kernels */
     const char *last_algo;   /* name of the algorithm the last collective used */
     shmcoll_status_t failed; /* sticky: a team that timed out or lost a member stays unusable */

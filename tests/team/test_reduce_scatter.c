@@ -105,8 +105,12 @@ typedef struct run_mode {
     int rounds; /* 1: 4 KiB chunks, counts that need many pipeline rounds */
 } run_mode_t;
 
-static const char *const env_default[] = {"SHMCOLL_TIMEOUT=30", NULL};
-static const char *const env_rounds[] = {"SHMCOLL_TIMEOUT=30", "SHMCOLL_CHUNK=4k", NULL};
+/* The allreduce/reduce cases check the movement-avoiding algorithm's user-function path, so they
+ * ask the selector for it; it cannot serve non-commutative ops, which then take the model's
+ * choice (split, at these sizes). */
+#define FORCE_MA "SHMCOLL_TUNE=allreduce:@ma|split;reduce:@ma|split"
+static const char *const env_default[] = {"SHMCOLL_TIMEOUT=30", FORCE_MA, NULL};
+static const char *const env_rounds[] = {"SHMCOLL_TIMEOUT=30", "SHMCOLL_CHUNK=4k", FORCE_MA, NULL};
 
 static int run_sizes(int argc, char **argv, team_harness_body_fn body) {
     static const int sizes[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 31};

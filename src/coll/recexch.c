@@ -1,0 +1,265 @@
+/* Multi-radix recursive exchange allreduce (Jocksch et al., section 2.1): a reduce-scatter phase
+ * and an allgather phase over the factorisation p = f_0 * f_1 * ... * f_(n-1) of
+ * patterns/recexch.h.
+ *
+ * The vector is processed in rounds of at most one buffer, cut into p blocks of whole cache
+ * lines (parts smaller than a line would make members write the same line, section 2.1.3). A
+ * slot holds a round at its natural offsets, so a member's block range is where it lies in the
+ * vector and no index arithmetic changes between steps. Per round, 2n + 1 steps:
+ *   step 0      every member copies its input into its slot, except the part it folds itself;
+ *   step 1+j    (reduce-scatter step j) member r, digit d in its group of f_j members that hold
+ *               the same block range, folds part d of that range over the group in ascending
+ *               digit order into its slot: its own part straight from its input (j = 0) or
+ *               from its previous slot, the others' from theirs. Partial results cover
+ *               contiguous rank intervals that the fold concatenates in order, so after step
+ *               n-1 member r holds one block reduced as x_0 op x_1 op ... op x_(p-1): canonical
+ *               order, safe for non-commutative ops;
+ *   step n+1+a  (allgather step j = n-1-a) member r copies the block ranges of its group,
+ *               its own included, into its slot, undoing reduce-scatter step j; the last
+ *               allgather step writes the receive buffer instead.
+ * Each block is reduced by one member only and then copied, so every member's result is bitwise
+ * identical. In place works because the receive buffer is first written in the last step, after
+ * the last read of the input (step 1). A member waits only for the peers whose data it reads
+ * (f_j - 1 per step) and only when that data is not empty, which keeps tiny messages to a few
+ * waits per member; each step that writes a slot claims it (everybody done with step - 2).
+ *
+ * DAV per round of s bytes (predefined kernels, size = extent; it does not depend on how the
+ * blocks are cut):  s [ 2(p - p/f_0) + 3(p-1) + 2 * sum_{j=0}^{n-1} p / (f_0 ... f_(j-1)) ]
+ *   copy in (each member all but its part), the p-1 combinations of every element, and the
+ *   allgather's copies of ranges of size s, s/f_0, s/(f_0 f_1), ... per member.
+ *   {p} (one step): s(7p-5); {2,2,2} for p = 8: 57s; {4,2}: 53s. Movement-avoiding allreduce
+ *   moves s(5p-1) in p stages; this one needs 2n+1 synchronisations instead.
+ *
+ * This file also holds the process-wide cache of default factorisations that cyclic.c shares. */
+#include "coll/algos_tree.h"
+#include "coll/coll_internal.h"
+#include "patterns/cyclic.h"
+#include "patterns/recexch.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+/* ---- Cache of default factorisations ------------------------------------------------------- */
+
+/* A few team sizes per process (communicator sizes repeat); the search of a factorisation is
+ * cheap but not free next to a small allreduce. */
+#define RADIX_CACHE_ENTRIES 16
+
+static struct {
+    int valid;
+    shmcoll_coll_radix_kind_t kind;
+    int p;
+    shmcoll_pattern_radix_t f;
+} radix_cache[RADIX_CACHE_ENTRIES];
+static int radix_cache_next;
+static pthread_mutex_t radix_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+shmcoll_status_t shmcoll_coll_radix_default(shmcoll_coll_radix_kind_t kind, int p,
+                                            shmcoll_pattern_radix_t *f) {
+    pthread_mutex_lock(&radix_cache_lock);
+    for (int i = 0; i < RADIX_CACHE_ENTRIES; i++)
+        if (radix_cache[i].valid && radix_cache[i].kind == kind && radix_cache[i].p == p) {
+            *f = radix_cache[i].f;
+            pthread_mutex_unlock(&radix_cache_lock);
+            return SHMCOLL_OK;
+        }
+    const int limit = SHMCOLL_PATTERN_MAX_RADIX_DEFAULT;
+    shmcoll_status_t status = kind == SHMCOLL_COLL_RADIX_RECEXCH
+                                  ? shmcoll_pattern_recexch_factorise(p, limit, f)
+                                  : shmcoll_pattern_cyclic_factorise(p, limit, f);
+    if (status == SHMCOLL_OK) {
+        const int i = radix_cache_next;
+        radix_cache_next = (i + 1) % RADIX_CACHE_ENTRIES;
+        radix_cache[i].kind = kind;
+        radix_cache[i].p = p;
+        radix_cache[i].f = *f;
+        radix_cache[i].valid = 1;
+    }
+    pthread_mutex_unlock(&radix_cache_lock);
+    return status;
+}
+
+/* ---- The allreduce ------------------------------------------------------------------------- */
+
+#define STACK_RADIX 64
+
+typedef struct recexch {
+    shmcoll_team_t *team;
+    const shmcoll_reduce_op_t *op;
+    const shmcoll_pattern_radix_t *f;
+    int use_inline;
+    size_t working_set;
+    int *members;         /* [largest radix] */
+    const void **x;       /* [largest radix] fold operands */
+    coll_blocks_t blocks; /* of the current round */
+} recexch_t;
+
+/* Elements of blocks [first, first + count) of the current round. */
+static void block_range(const recexch_t *rx, int first, int count, size_t *lo, size_t *hi) {
+    const size_t a = (size_t)first * rx->blocks.per, z = (size_t)(first + count) * rx->blocks.per;
+    *lo = a < rx->blocks.n ? a : rx->blocks.n;
+    *hi = z < rx->blocks.n ? z : rx->blocks.n;
+}
+
+/* Elements member r holds after the first `steps` reduce-scatter steps. */
+static void held_range(const recexch_t *rx, int steps, int r, size_t *lo, size_t *hi) {
+    int first, count;
+    shmcoll_pattern_recexch_blocks(rx->f, steps, r, &first, &count);
+    block_range(rx, first, count, lo, hi);
+}
+
+static void *slot_at(const recexch_t *rx, int r, uint64_t step, size_t element) {
+    return (char *)coll_slot(&rx->team->channel, r, step, rx->use_inline) +
+           element * rx->op->extent;
+}
+
+/* Copy elements [lo, hi) between two buffers laid out as the round. */
+static void copy_range(const recexch_t *rx, char *dst, const char *src, size_t lo, size_t hi,
+                       int out) {
+    if (hi <= lo) return;
+    const size_t at = lo * rx->op->extent, bytes = shmcoll_reduce_op_span(rx->op, hi - lo);
+    if (out)
+        coll_copy_out(rx->team, dst + at, src + at, bytes, rx->working_set);
+    else
+        coll_copy(rx->team, dst + at, src + at, bytes);
+}
+
+/* Step 0: the input goes into the slot, except the part this member folds in step 1. */
+static uint64_t publish_input(recexch_t *rx, const char *input, shmcoll_status_t *status) {
+    shmcoll_channel_t *ch = &rx->team->channel;
+    const uint64_t step = shmcoll_channel_next_step(ch);
+    size_t lo, hi;
+    held_range(rx, 1, ch->rank, &lo, &hi);
+    if (lo > 0 || hi < rx->blocks.n) {
+        *status = shmcoll_channel_claim(ch, step);
+        if (*status != SHMCOLL_OK) return step;
+        char *slot = slot_at(rx, ch->rank, step, 0);
+        copy_range(rx, slot, input, 0, lo, 0);
+        copy_range(rx, slot, input, hi, rx->blocks.n, 0);
+    }
+    shmcoll_channel_post(ch, step);
+    return step;
+}
+
+/* Reduce-scatter step j, reading the step before `step`. */
+static shmcoll_status_t reduce_scatter_step(recexch_t *rx, int j, uint64_t step,
+                                            const char *input) {
+    shmcoll_channel_t *ch = &rx->team->channel;
+    const int me = ch->rank, radix = rx->f->radix[j];
+    const int d = shmcoll_pattern_recexch_group(rx->f, j, me, rx->members);
+    size_t lo, hi;
+    held_range(rx, j + 1, me, &lo, &hi);
+    if (hi > lo) {
+        for (int g = 0; g < radix; g++) {
+            if (g == d) {
+                rx->x[g] = j == 0 ? input + lo * rx->op->extent : slot_at(rx, me, step - 1, lo);
+                continue;
+            }
+            SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, rx->members[g], step - 1));
+            rx->x[g] = slot_at(rx, rx->members[g], step - 1, lo);
+        }
+        SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
+        shmcoll_coll_fold_ordered(rx->team, rx->op, rx->x, radix, slot_at(rx, me, step, lo),
+                                  hi - lo);
+    }
+    shmcoll_channel_post(ch, step);
+    shmcoll_channel_ack(ch, step - 1);
+    return SHMCOLL_OK;
+}
+
+/* Allgather step j, reading the step before `step`; the last one (j = 0) fills recvbuf. */
+static shmcoll_status_t allgather_step(recexch_t *rx, int j, uint64_t step, char *recvbuf) {
+    shmcoll_channel_t *ch = &rx->team->channel;
+    const int me = ch->rank, radix = rx->f->radix[j], last = j == 0;
+    const int d = shmcoll_pattern_recexch_group(rx->f, j, me, rx->members);
+    char *target = recvbuf;
+    if (!last) {
+        size_t lo, hi;
+        held_range(rx, j, me, &lo, &hi);
+        if (hi > lo) SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
+        target = slot_at(rx, me, step, 0);
+    }
+    /* Own part first (it is in cache), then the others from the next digit on, so the members
+     * of a group do not all read the same peer first. */
+    for (int i = 0; i < radix; i++) {
+        const int q = rx->members[(d + i) % radix];
+        size_t lo, hi;
+        held_range(rx, j + 1, q, &lo, &hi);
+        if (hi <= lo) continue;
+        if (q != me) SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, q, step - 1));
+        copy_range(rx, target, slot_at(rx, q, step - 1, 0), lo, hi, last);
+    }
+    if (!last) shmcoll_channel_post(ch, step);
+    shmcoll_channel_ack(ch, step - 1);
+    return SHMCOLL_OK;
+}
+
+static shmcoll_status_t recexch_round(recexch_t *rx, const char *input, char *recvbuf, size_t n) {
+    shmcoll_channel_t *ch = &rx->team->channel;
+    const int nsteps = rx->f->nsteps;
+    rx->blocks = coll_blocks_equal(rx->op, n, ch->size);
+    shmcoll_status_t status = SHMCOLL_OK;
+    uint64_t step = publish_input(rx, input, &status);
+    SHMCOLL_CHECK(status);
+    for (int j = 0; j < nsteps; j++) {
+        step = shmcoll_channel_next_step(ch);
+        SHMCOLL_CHECK(reduce_scatter_step(rx, j, step, input));
+    }
+    for (int j = nsteps - 1; j >= 0; j--) {
+        step = shmcoll_channel_next_step(ch);
+        SHMCOLL_CHECK(allgather_step(rx, j, step, recvbuf));
+    }
+    shmcoll_channel_ack(ch, step);
+    return SHMCOLL_OK;
+}
+
+shmcoll_status_t shmcoll_coll_allreduce_recexch_radix(shmcoll_team_t *team, const void *sendbuf,
+                                                      void *recvbuf, size_t count,
+                                                      const shmcoll_reduce_op_t *op,
+                                                      const shmcoll_pattern_radix_t *f) {
+    const int p = team->size;
+    if (shmcoll_pattern_recexch_check(p, f) != SHMCOLL_OK) return SHMCOLL_ERR_INVALID;
+    if (count == 0) return SHMCOLL_OK;
+    if (op->size == 0 || op->extent < op->size || (!op->kernel && !op->user_fn))
+        return SHMCOLL_ERR_NOT_SUPPORTED;
+    const size_t span = shmcoll_reduce_op_span(op, count);
+    const int use_inline = span <= SHMCOLL_INLINE_BYTES;
+    const size_t per = use_inline ? count : team->channel.chunk / op->extent;
+    if (per == 0) return SHMCOLL_ERR_NOT_SUPPORTED;
+    const char *input = sendbuf ? sendbuf : recvbuf;
+    if (p == 1) {
+        coll_copy(team, recvbuf, input, span);
+        return SHMCOLL_OK;
+    }
+
+    int stack_members[STACK_RADIX];
+    const void *stack_x[STACK_RADIX];
+    recexch_t rx = {.team = team,
+                    .op = op,
+                    .f = f,
+                    .use_inline = use_inline,
+                    .working_set = 2 * span + coll_shared_bytes(team),
+                    .members = stack_members,
+                    .x = stack_x};
+    const int largest = shmcoll_pattern_radix_largest(f);
+    if (largest > STACK_RADIX) {
+        rx.members = malloc((size_t)largest * sizeof *rx.members);
+        rx.x = malloc((size_t)largest * sizeof *rx.x);
+    }
+    shmcoll_status_t status = rx.members && rx.x ? SHMCOLL_OK : SHMCOLL_ERR_NO_MEMORY;
+    for (size_t lo = 0; lo < count && status == SHMCOLL_OK; lo += per) {
+        const size_t n = count - lo < per ? count - lo : per;
+        status = recexch_round(&rx, input + lo * op->extent, (char *)recvbuf + lo * op->extent, n);
+    }
+    if (rx.members != stack_members) free(rx.members);
+    if (rx.x != stack_x) free(rx.x);
+    return status;
+}
+
+shmcoll_status_t shmcoll_coll_allreduce_recexch(shmcoll_team_t *team, const void *sendbuf,
+                                                void *recvbuf, size_t count,
+                                                const shmcoll_reduce_op_t *op) {
+    shmcoll_pattern_radix_t f;
+    SHMCOLL_CHECK(shmcoll_coll_radix_default(SHMCOLL_COLL_RADIX_RECEXCH, team->size, &f));
+    return shmcoll_coll_allreduce_recexch_radix(team, sendbuf, recvbuf, count, op, &f);
+}

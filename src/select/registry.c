@@ -1,0 +1,251 @@
+/* The registry: one row per algorithm. supports() says which calls it can serve (deciding only
+ * from shared values, see registry.h); cost() models its time. The algorithms themselves live in
+ * coll/; each row's comment gives its DAV (total over members, s = message bytes) and
+ * synchronisations, which is what cost() is built from. */
+#include "select/registry.h"
+#include "coll/algos_hier.h"
+#include "coll/algos_tree.h"
+#include "coll/coll_internal.h"
+#include "select/cost.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const kind_names[SHMCOLL_KIND_COUNT] = {
+    [SHMCOLL_KIND_BARRIER] = "barrier",
+    [SHMCOLL_KIND_BCAST] = "bcast",
+    [SHMCOLL_KIND_REDUCE] = "reduce",
+    [SHMCOLL_KIND_ALLREDUCE] = "allreduce",
+};
+
+const char *shmcoll_coll_kind_name(shmcoll_coll_kind_t kind) {
+    return (unsigned)kind < SHMCOLL_KIND_COUNT ? kind_names[kind] : NULL;
+}
+
+int shmcoll_coll_kind_parse(const char *name) {
+    for (int k = 0; k < SHMCOLL_KIND_COUNT; k++)
+        if (!strcmp(name, kind_names[k])) return k;
+    return -1;
+}
+
+static int always(const shmcoll_select_args_t *args, const shmcoll_select_team_t *team) {
+    return 1;
+}
+
+/* ---- barrier ---- */
+
+/* Every member posts, then reads all p flags: one synchronisation, p lines read each. */
+static double barrier_flat_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    return shmcoll_cost_sync_all(t);
+}
+
+/* Dissemination: ceil(log2 p) rounds, each waiting for one partner. */
+static double barrier_dissem_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    return ceil(log2(t->size > 1 ? t->size : 1)) * shmcoll_cost_sync(t);
+}
+
+/* k-nomial, k = 4: arrive up the tree, release down it: 2 x height hops. */
+#define BARRIER_K 4
+static double barrier_knomial_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    return 2.0 * shmcoll_coll_knomial_height(t->size, BARRIER_K) * shmcoll_cost_sync(t);
+}
+
+static shmcoll_status_t barrier_knomial(shmcoll_team_t *team) {
+    return shmcoll_coll_barrier_knomial(team, BARRIER_K);
+}
+
+/* ---- bcast ---- */
+
+static double max2(double a, double b) {
+    return a > b ? a : b;
+}
+
+/* Root copies s in, every other member copies s out: DAV 2s + 2s(p-1); one sync per chunk; all
+ * p-1 readers read the root's buffer. */
+static double bcast_pipeline_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    double s = (double)a->bytes;
+    return shmcoll_cost_chunks(a->bytes, t->chunk) * shmcoll_cost_sync(t) +
+           max2(shmcoll_cost_bytes(4 * s), shmcoll_cost_source(s, t->size - 1)) *
+               shmcoll_cost_spread(t->bcast_levels);
+}
+
+/* k-nomial tree, k = 4: DAV 2s(p + I) (I interior members); chunks + height syncs, each member
+ * waits for its parent only; a member's buffer has at most (k-1) x height readers. */
+#define BCAST_K 4
+static double bcast_knomial_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    double s = (double)a->bytes;
+    int h = shmcoll_coll_knomial_height(t->size, BCAST_K);
+    return (shmcoll_cost_chunks(a->bytes, t->chunk) + h) * shmcoll_cost_sync(t) +
+           max2(shmcoll_cost_bytes(4 * s), shmcoll_cost_source(s, (BCAST_K - 1) * h)) *
+               shmcoll_cost_spread(t->bcast_levels);
+}
+
+static shmcoll_status_t bcast_knomial(shmcoll_team_t *team, void *buf, size_t bytes, int root) {
+    return shmcoll_coll_bcast_knomial(team, buf, bytes, root, BCAST_K);
+}
+
+/* Hierarchical (XHC): data crosses each NUMA/socket boundary once; chunks + levels syncs; a
+ * leader's buffer has its group as readers. Only where the hierarchy has several levels. */
+static int bcast_hier_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    return t->bcast_levels > 1;
+}
+
+static double bcast_hier_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    double s = (double)a->bytes;
+    return (shmcoll_cost_chunks(a->bytes, t->chunk) + t->bcast_levels) * shmcoll_cost_sync(t) +
+           max2(shmcoll_cost_bytes(4 * s), shmcoll_cost_source(s, t->bcast_max_group - 1));
+}
+
+/* ---- reduce and allreduce ---- */
+
+static int fits_chunk(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    return a->extent <= t->chunk;
+}
+
+/* One sync; each member that needs the result folds all p inputs: DAV per such member
+ * 2s + 3s(p-1). Only when the message fits one buffer. */
+static int flat_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    return a->bytes <= t->chunk;
+}
+
+static double flat_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    double s = (double)a->bytes;
+    return shmcoll_cost_sync_all(t) + shmcoll_cost_bytes(2 * s + 3 * s * (t->size - 1)) *
+                                          shmcoll_cost_spread(t->reduce_levels);
+}
+
+/* Two syncs per chunk. DAV s(7p-3) for allreduce, s(5p-1) for reduce; the busiest member (any
+ * for allreduce, the root for reduce) moves s(7p-3)/p: copy in 2s, its part of the fold, copy
+ * out 2s. */
+static double split_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    double s = (double)a->bytes, p = t->size;
+    return 2 * shmcoll_cost_chunks(a->bytes, t->chunk) * shmcoll_cost_sync_all(t) +
+           shmcoll_cost_bytes(s * (7 * p - 3) / p) * shmcoll_cost_spread(t->reduce_levels);
+}
+
+/* Movement-avoiding: p point-to-point stages + 1 wait for all per round of p slices. DAV s(5p-1)
+ * for allreduce, s(3p+1) for reduce; the busiest member moves s(5p-1)/p: its share of the chain (2s
+ * + 3s(p-1))/p plus copying out 2s. Commutative ops only. */
+static int ma_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    return a->commutative && t->size > 1 && fits_chunk(a, t);
+}
+
+static double ma_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    double s = (double)a->bytes, p = t->size;
+    double rounds = shmcoll_cost_chunks(a->bytes, t->chunk * (size_t)t->size);
+    double per_member =
+        a->kind == SHMCOLL_KIND_ALLREDUCE ? s * (5 * p - 1) / p : s * (3 * p - 1) / p + 2 * s;
+    return rounds * (p + 1) * shmcoll_cost_sync(t) + shmcoll_cost_bytes(per_member);
+}
+
+/* Binomial tree (k = 2): DAV 3s(p-1) + 2sL (L leaves); chunks + height syncs, each waiting for
+ * its children; the busiest member folds k-1 children. Rank order kept for non-commutative ops. */
+#define REDUCE_K 2
+static double reduce_knomial_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    double s = (double)a->bytes;
+    int h = shmcoll_coll_knomial_height(t->size, REDUCE_K);
+    return (shmcoll_cost_chunks(a->bytes, t->chunk) + h) * shmcoll_cost_sync(t) +
+           shmcoll_cost_bytes((3.0 * (REDUCE_K - 1) * h + 4) * s) *
+               shmcoll_cost_spread(t->reduce_levels);
+}
+
+static shmcoll_status_t reduce_knomial(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                       size_t count, const shmcoll_reduce_op_t *op, int root) {
+    return shmcoll_coll_reduce_knomial(team, sendbuf, recvbuf, count, op, root, REDUCE_K);
+}
+
+/* Hierarchical (XHC): group members each fold a part, level by level; chunks + levels + 1 syncs
+ * (+ height for allreduce); DAV s(5p-1) for reduce, s(7p-3+2g) for allreduce. Non-commutative
+ * ops only where every level groups contiguous ranks. */
+static int reduce_hier_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    return t->reduce_levels > 1 && (a->commutative || t->reduce_contiguous) && fits_chunk(a, t);
+}
+
+static double reduce_hier_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    double s = (double)a->bytes, p = t->size;
+    double syncs = shmcoll_cost_chunks(a->bytes, t->chunk) + 2.0 * t->reduce_levels + 1;
+    return syncs * shmcoll_cost_sync(t) + shmcoll_cost_bytes(s * (7 * p - 3) / p);
+}
+
+static shmcoll_status_t allreduce_hier(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                       size_t count, const shmcoll_reduce_op_t *op, int root) {
+    return shmcoll_coll_allreduce_hier(team, sendbuf, recvbuf, count, op);
+}
+
+/* Multi-radix recursive exchange (Jocksch et al. 2.1): reduce-scatter then allgather over the
+ * radices of p; about 2 log2(p) syncs per round; DAV about s(7p-5) at most. Any op. */
+static int multiradix_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    return t->size > 1 && fits_chunk(a, t);
+}
+
+static double multiradix_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    double s = (double)a->bytes, p = t->size;
+    double steps = 2 * ceil(log2(p));
+    return steps * shmcoll_cost_chunks(a->bytes, t->chunk) * shmcoll_cost_sync(t) +
+           shmcoll_cost_bytes(s * (7 * p - 5) / p) * shmcoll_cost_spread(t->reduce_levels);
+}
+
+static shmcoll_status_t allreduce_recexch(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                          size_t count, const shmcoll_reduce_op_t *op, int root) {
+    return shmcoll_coll_allreduce_recexch(team, sendbuf, recvbuf, count, op);
+}
+
+/* Cyclic shift (Jocksch et al. 2.2): the same shape for any p, primes included; commutative. */
+static int cyclic_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    return a->commutative && multiradix_supports(a, t);
+}
+
+static shmcoll_status_t allreduce_cyclic(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                         size_t count, const shmcoll_reduce_op_t *op, int root) {
+    return shmcoll_coll_allreduce_cyclic(team, sendbuf, recvbuf, count, op);
+}
+
+static const shmcoll_algo_t registry[] = {
+    {SHMCOLL_KIND_BARRIER, "flat", "every member posts a flag and reads all others'", always,
+     barrier_flat_cost, .run.barrier = shmcoll_coll_barrier_flat},
+    {SHMCOLL_KIND_BARRIER, "dissem", "dissemination: ceil(log2 p) rounds of partner flags", always,
+     barrier_dissem_cost, .run.barrier = shmcoll_coll_barrier_dissem},
+    {SHMCOLL_KIND_BARRIER, "knomial", "4-nomial tree: arrive up, release down", always,
+     barrier_knomial_cost, .run.barrier = barrier_knomial},
+    {SHMCOLL_KIND_BCAST, "pipeline",
+     "root streams chunks through its double-buffered slots, members copy out (inline <= 64 B)",
+     always, bcast_pipeline_cost, .run.bcast = shmcoll_coll_bcast_pipeline},
+    {SHMCOLL_KIND_BCAST, "knomial", "4-nomial tree, pipelined in chunks", always,
+     bcast_knomial_cost, .run.bcast = bcast_knomial},
+    {SHMCOLL_KIND_BCAST, "hier", "topology hierarchy (XHC): one crossing per NUMA/socket group",
+     bcast_hier_supports, bcast_hier_cost, .run.bcast = shmcoll_coll_bcast_hier},
+    {SHMCOLL_KIND_REDUCE, "flat", "one sync: all copy in, the root folds every slot", flat_supports,
+     flat_cost, .run.reduce = shmcoll_coll_reduce_flat},
+    {SHMCOLL_KIND_REDUCE, "ma", "movement-avoiding chain reduction (YHCCL), commutative ops",
+     ma_supports, ma_cost, .run.reduce = shmcoll_coll_reduce_ma_run},
+    {SHMCOLL_KIND_REDUCE, "split", "copy in, member j folds part j in rank order, root copies out",
+     fits_chunk, split_cost, .run.reduce = shmcoll_coll_reduce_split},
+    {SHMCOLL_KIND_REDUCE, "knomial", "binomial tree in rank order, pipelined in chunks", fits_chunk,
+     reduce_knomial_cost, .run.reduce = reduce_knomial},
+    {SHMCOLL_KIND_REDUCE, "hier", "topology hierarchy (XHC): groups fold parts level by level",
+     reduce_hier_supports, reduce_hier_cost, .run.reduce = shmcoll_coll_reduce_hier},
+    {SHMCOLL_KIND_ALLREDUCE, "flat", "one sync: all copy in, every member folds every slot",
+     flat_supports, flat_cost, .run.reduce = shmcoll_coll_reduce_flat},
+    {SHMCOLL_KIND_ALLREDUCE, "ma", "movement-avoiding reduce-scatter + copy-out (YHCCL)",
+     ma_supports, ma_cost, .run.reduce = shmcoll_coll_reduce_ma_run},
+    {SHMCOLL_KIND_ALLREDUCE, "split", "copy in, member j folds part j in rank order, all copy out",
+     fits_chunk, split_cost, .run.reduce = shmcoll_coll_reduce_split},
+    {SHMCOLL_KIND_ALLREDUCE, "recexch", "multi-radix recursive exchange (Jocksch et al.), any op",
+     multiradix_supports, multiradix_cost, .run.reduce = allreduce_recexch},
+    {SHMCOLL_KIND_ALLREDUCE, "cyclic", "multi-radix cyclic shift (Jocksch et al.), commutative",
+     cyclic_supports, multiradix_cost, .run.reduce = allreduce_cyclic},
+    {SHMCOLL_KIND_ALLREDUCE, "hier", "topology hierarchy (XHC): reduce up, bcast down",
+     reduce_hier_supports, reduce_hier_cost, .run.reduce = allreduce_hier},
+};
+
+const shmcoll_algo_t *shmcoll_algo_at(int index) {
+    return index >= 0 && index < (int)(sizeof registry / sizeof registry[0]) ? &registry[index]
+                                                                             : NULL;
+}
+
+const shmcoll_algo_t *shmcoll_algo_find(shmcoll_coll_kind_t kind, const char *name) {
+    for (const shmcoll_algo_t *a = registry; a < registry + sizeof registry / sizeof registry[0];
+         a++)
+        if (a->kind == kind && !strcmp(a->name, name)) return a;
+    return NULL;
+}

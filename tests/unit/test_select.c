@@ -1,0 +1,102 @@
+/* The selector: SHMCOLL_TUNE parsing (bands, fallback chains, errors that name the bad token),
+ * rule lookup, and the cost model's choices on a few team shapes: flat for small reductions,
+ * movement-avoiding for large commutative ones, never an algorithm that does not support the
+ * call, hierarchical ones only on hierarchical machines. */
+#include "select/select.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static int failures;
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+static void check_bad(const char *text, const char *token) {
+    shmcoll_tune_t tune = {0};
+    char error[256] = "";
+    CHECK(shmcoll_tune_parse(text, &tune, error, sizeof error) == SHMCOLL_ERR_INVALID,
+          "'%s' must be refused", text);
+    CHECK(strstr(error, token) != NULL, "error for '%s' names '%s': %s", text, token, error);
+}
+
+static const char *pick(shmcoll_coll_kind_t kind, size_t bytes, int commutative,
+                        const shmcoll_select_team_t *team, const shmcoll_tune_t *tune) {
+    shmcoll_select_args_t args = {
+        .kind = kind, .bytes = bytes, .extent = 8, .commutative = commutative};
+    const shmcoll_algo_t *a = shmcoll_select(&args, team, tune);
+    if (a) CHECK(a->supports(&args, team), "chosen %s must support the call", a->name);
+    return a ? a->name : "none";
+}
+
+int main(void) {
+    shmcoll_tune_t tune = {0};
+    char error[256] = "";
+    CHECK(shmcoll_tune_parse(" allreduce:0-4k:@flat , 4k-:@ma|split ;\n# comment\nbcast:@pipeline",
+                             &tune, error, sizeof error) == SHMCOLL_OK,
+          "valid string: %s", error);
+    CHECK(tune.nrules == 3, "3 rules, got %d", tune.nrules);
+    const shmcoll_tune_rule_t *r = shmcoll_tune_lookup(&tune, SHMCOLL_KIND_ALLREDUCE, 4095);
+    CHECK(r && r->nalgos == 1 && !strcmp(r->algos[0]->name, "flat"), "4095 B -> flat");
+    r = shmcoll_tune_lookup(&tune, SHMCOLL_KIND_ALLREDUCE, 4096);
+    CHECK(r && r->nalgos == 2 && !strcmp(r->algos[1]->name, "split"), "4 KiB -> ma|split");
+    CHECK(!shmcoll_tune_lookup(&tune, SHMCOLL_KIND_REDUCE, 10), "no rule for reduce");
+    CHECK(shmcoll_tune_lookup(&tune, SHMCOLL_KIND_BCAST, SIZE_MAX - 1), "bcast rule covers all");
+
+    check_bad("allreduse:@flat", "allreduse");
+    check_bad("allreduce:@bogus", "bogus");
+    check_bad("allreduce:0-4q:@flat", "4q");
+    check_bad("allreduce:8k-4k:@flat", "8k-4k");
+    check_bad("allreduce:0-4k:flat", "0-4k:flat");
+    check_bad("bcast:@ma", "ma");
+
+    const shmcoll_select_team_t flat2 = {.size = 2,
+                                         .chunk = 256 << 10,
+                                         .bcast_levels = 1,
+                                         .bcast_max_group = 2,
+                                         .reduce_levels = 1,
+                                         .reduce_max_group = 2,
+                                         .reduce_contiguous = 1};
+    CHECK(!strcmp(pick(SHMCOLL_KIND_ALLREDUCE, 8, 1, &flat2, NULL), "flat"), "8 B -> flat");
+    CHECK(!strcmp(pick(SHMCOLL_KIND_ALLREDUCE, 16 << 20, 1, &flat2, NULL), "ma"),
+          "16 MiB commutative -> ma, got %s",
+          pick(SHMCOLL_KIND_ALLREDUCE, 16 << 20, 1, &flat2, NULL));
+    CHECK(strcmp(pick(SHMCOLL_KIND_ALLREDUCE, 16 << 20, 0, &flat2, NULL), "ma"),
+          "non-commutative never ma");
+    CHECK(strcmp(pick(SHMCOLL_KIND_ALLREDUCE, 16 << 20, 0, &flat2, NULL), "cyclic"),
+          "non-commutative never cyclic");
+    CHECK(strcmp(pick(SHMCOLL_KIND_BCAST, 1 << 20, 1, &flat2, NULL), "hier"),
+          "no hierarchy -> no hier");
+    CHECK(!strcmp(pick(SHMCOLL_KIND_ALLREDUCE, 16 << 20, 1, &flat2, &tune), "ma"), "tuned ma");
+    CHECK(!strcmp(pick(SHMCOLL_KIND_ALLREDUCE, 16 << 20, 0, &flat2, &tune), "split"),
+          "chain falls to split for non-commutative");
+    CHECK(!strcmp(pick(SHMCOLL_KIND_ALLREDUCE, 100, 1, &flat2, &tune), "flat"), "tuned flat");
+
+    const shmcoll_select_team_t numa = {.size = 64,
+                                        .chunk = 256 << 10,
+                                        .bcast_levels = 3,
+                                        .bcast_max_group = 8,
+                                        .reduce_levels = 3,
+                                        .reduce_max_group = 8,
+                                        .reduce_contiguous = 1};
+    const char *big_bcast = pick(SHMCOLL_KIND_BCAST, 16 << 20, 1, &numa, NULL);
+    CHECK(!strcmp(big_bcast, "hier"), "16 MiB bcast on 64 ranks over 3 levels -> hier, got %s",
+          big_bcast);
+    for (int k = 0; k < SHMCOLL_KIND_COUNT; k++)
+        for (size_t b = 1; b < ((size_t)1 << 34); b <<= 3)
+            for (int c = 0; c < 2; c++) pick((shmcoll_coll_kind_t)k, b, c, &numa, NULL);
+
+    if (failures) {
+        fprintf(stderr, "select: %d failures\n", failures);
+        return 1;
+    }
+    printf("select: all checks passed\n");
+    return 0;
+}
