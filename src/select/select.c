@@ -43,12 +43,11 @@ const shmcoll_algo_t *shmcoll_select(const shmcoll_select_args_t *args,
     return algo ? algo : cheapest(args, team);
 }
 
-/* Levels, largest group and contiguity of a hierarchy (a flat one when the list is bad). */
-static int shape_of(shmcoll_team_t *team, const char *list, int *max_group, int *contiguous) {
-    const shmcoll_topo_hier_t *hier = NULL;
-    *max_group = team->size;
+/* Levels, largest group and contiguity of a hierarchy (NULL: flat). */
+static int shape_of(const shmcoll_topo_hier_t *hier, int size, int *max_group, int *contiguous) {
+    *max_group = size;
     *contiguous = 1;
-    if (shmcoll_team_hierarchy(team, list, -1, &hier) != SHMCOLL_OK) return 1;
+    if (!hier) return 1;
     *max_group = 1;
     for (int i = 0; i < hier->nlevels; i++) {
         *contiguous &= hier->levels[i].contiguous;
@@ -59,14 +58,22 @@ static int shape_of(shmcoll_team_t *team, const char *list, int *max_group, int 
     return hier->nlevels;
 }
 
+void shmcoll_select_describe_shape(int size, size_t chunk, int oversubscribed,
+                                   const shmcoll_topo_hier_t *bcast,
+                                   const shmcoll_topo_hier_t *reduce, shmcoll_select_team_t *out) {
+    *out = (shmcoll_select_team_t){.size = size, .chunk = chunk, .oversubscribed = oversubscribed};
+    int unused;
+    out->bcast_levels = shape_of(bcast, size, &out->bcast_max_group, &unused);
+    out->reduce_levels = shape_of(reduce, size, &out->reduce_max_group, &out->reduce_contiguous);
+}
+
 void shmcoll_select_describe(shmcoll_team_t *team, shmcoll_select_team_t *out) {
     const shmcoll_config_t *config = shmcoll_config();
-    *out = (shmcoll_select_team_t){
-        .size = team->size, .chunk = team->channel.chunk, .oversubscribed = team->oversubscribed};
-    int unused;
-    out->bcast_levels = shape_of(team, config->hier_bcast, &out->bcast_max_group, &unused);
-    out->reduce_levels =
-        shape_of(team, config->hier_reduce, &out->reduce_max_group, &out->reduce_contiguous);
+    const shmcoll_topo_hier_t *bcast = NULL, *reduce = NULL;
+    if (shmcoll_team_hierarchy(team, config->hier_bcast, -1, &bcast) != SHMCOLL_OK) bcast = NULL;
+    if (shmcoll_team_hierarchy(team, config->hier_reduce, -1, &reduce) != SHMCOLL_OK) reduce = NULL;
+    shmcoll_select_describe_shape(team->size, team->channel.chunk, team->oversubscribed, bcast,
+                                  reduce, out);
 }
 
 static void state_free(void *state) {

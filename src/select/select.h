@@ -10,6 +10,7 @@
 
 #include "select/registry.h"
 #include "select/tune.h"
+#include "topo/hierarchy.h"
 
 /* The choice for `args` on a team described by `team`, applying `tune` (may be NULL). NULL when
  * no algorithm supports the call (the caller falls back). */
@@ -19,6 +20,12 @@ const shmcoll_algo_t *shmcoll_select(const shmcoll_select_args_t *args,
 /* The description of a live team: size, chunk, oversubscription and the shapes of its bcast and
  * reduction hierarchies (SHMCOLL_HIER_BCAST / SHMCOLL_HIER_REDUCE). */
 void shmcoll_select_describe(shmcoll_team_t *team, shmcoll_select_team_t *out);
+
+/* The same from the parts: team size, chunk, oversubscription and the two hierarchies (NULL:
+ * flat), for describing teams that do not exist (shmcoll-info). */
+void shmcoll_select_describe_shape(int size, size_t chunk, int oversubscribed,
+                                   const shmcoll_topo_hier_t *bcast,
+                                   const shmcoll_topo_hier_t *reduce, shmcoll_select_team_t *out);
 
 /* The choice for a call on a live team, through its table. */
 const shmcoll_algo_t *shmcoll_select_for_team(shmcoll_team_t *team,

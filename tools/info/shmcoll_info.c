@@ -1,0 +1,194 @@
+/* shmcoll-info: what shmcoll knows and would do, without launching MPI.
+ *
+ * Prints the topology (this machine's, or one given as an hwloc synthetic description or XML
+ * file), the hierarchies a team of N ranks would get under a rank mapping, the algorithm
+ * registry, every knob with its value, and the algorithm the selector picks per collective and
+ * message size for that team. Everything is computed by the same code the library runs. */
+#include "core/config.h"
+#include "kernels/nt_policy.h"
+#include "select/select.h"
+#include "shmcoll.h"
+#include "topo/hierarchy.h"
+#include "topo/topo.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct options {
+    const char *topology; /* synthetic description or XML path; NULL: this machine */
+    int ranks;            /* 0: one per PU */
+    const char *mapping;
+} options_t;
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: shmcoll-info [--topology \"<hwloc synthetic>\" | --topology-xml FILE]\n"
+            "                    [--ranks N] [--mapping linear|numa-rr|<pu,pu,...>]\n"
+            "Prints the topology, the hierarchies of a team of N ranks (default: one per PU),\n"
+            "the algorithm registry, every knob and the selector's choice per size.\n");
+}
+
+static int parse_options(int argc, char **argv, options_t *o) {
+    static const struct option longs[] = {
+        {"topology", required_argument, NULL, 't'}, {"topology-xml", required_argument, NULL, 'x'},
+        {"ranks", required_argument, NULL, 'n'},    {"mapping", required_argument, NULL, 'm'},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+    *o = (options_t){.mapping = "linear"};
+    for (int c; (c = getopt_long(argc, argv, "t:x:n:m:h", longs, NULL)) != -1;) {
+        switch (c) {
+        case 't':
+        case 'x':
+            o->topology = optarg;
+            break;
+        case 'n':
+            o->ranks = atoi(optarg);
+            if (o->ranks < 1) {
+                fprintf(stderr, "shmcoll-info: --ranks needs a positive number, not '%s'\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'm':
+            o->mapping = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "shmcoll-info: unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    return 0;
+}
+
+static void print_topology(const shmcoll_topo_t *topo, const char *name) {
+    printf("topology: %s\n", name);
+    printf("  pus=%d cores=%d l3=%d numa=%d sockets=%d\n", shmcoll_topo_npus(topo),
+           shmcoll_topo_count(topo, SHMCOLL_TOPO_CORE), shmcoll_topo_count(topo, SHMCOLL_TOPO_L3),
+           shmcoll_topo_count(topo, SHMCOLL_TOPO_NUMA),
+           shmcoll_topo_count(topo, SHMCOLL_TOPO_SOCKET));
+    shmcoll_topo_caches_t c;
+    if (shmcoll_topo_caches(topo, -1, &c) == SHMCOLL_OK && c.llc_level) {
+        size_t usable = shmcoll_kernel_usable_cache(c.llc_size, c.llc_level > 2 ? c.l2_size : 0,
+                                                    c.llc_cores, c.llc_inclusive);
+        printf("  llc=L%d %zu KiB %s, shared by %d cores; l2=%zu KiB; usable cache for "
+               "non-temporal decisions=%zu KiB\n",
+               c.llc_level, c.llc_size >> 10, c.llc_inclusive ? "inclusive" : "non-inclusive",
+               c.llc_cores, c.l2_size >> 10, usable >> 10);
+    }
+}
+
+static shmcoll_topo_hier_t *print_hierarchy(const shmcoll_topo_place_t *places, int n,
+                                            const char *what, const char *levels) {
+    shmcoll_topo_kind_t kinds[SHMCOLL_TOPO_MAX_LEVELS];
+    int nkinds = 0;
+    char error[256];
+    shmcoll_topo_hier_t *hier = NULL;
+    printf("hierarchy for %s (levels \"%s\"):\n", what, levels);
+    if (shmcoll_topo_levels_parse(levels, kinds, &nkinds, error, sizeof error) != SHMCOLL_OK ||
+        shmcoll_topo_hier_build(places, n, kinds, nkinds, -1, &hier) != SHMCOLL_OK) {
+        printf("  unusable: %s\n", error);
+        return NULL;
+    }
+    shmcoll_topo_hier_print(hier, stdout);
+    return hier;
+}
+
+static void print_registry(void) {
+    printf("algorithms:\n");
+    for (int i = 0; shmcoll_algo_at(i); i++) {
+        const shmcoll_algo_t *a = shmcoll_algo_at(i);
+        printf("  %-10s @%-9s %s\n", shmcoll_coll_kind_name(a->kind), a->name, a->description);
+    }
+}
+
+static void print_knobs(void) {
+    printf("knobs:\n");
+    const char *env, *deflt, *doc;
+    for (int i = 0; shmcoll_config_knob(i, &env, &deflt, &doc); i++) {
+        const char *value = getenv(env);
+        printf("  %-20s = %-16s (default %s) %s\n", env, value && *value ? value : deflt,
+               *deflt ? deflt : "\"\"", doc);
+    }
+}
+
+static void print_choices(const shmcoll_select_team_t *team) {
+    const shmcoll_tune_t *tune = shmcoll_tune_current();
+    printf("selection for %d ranks (chunk %zu, %s; algorithm for commutative / non-commutative "
+           "ops):\n",
+           team->size, team->chunk, team->oversubscribed ? "oversubscribed" : "one rank per CPU");
+    static const size_t sizes[] = {8, 64, 512, 4096, 32768, 262144, 2097152, 16777216, 67108864};
+    for (int k = 0; k < SHMCOLL_KIND_COUNT; k++) {
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            size_t bytes = k == SHMCOLL_KIND_BARRIER ? 0 : sizes[i];
+            const char *names[2];
+            for (int c = 1; c >= 0; c--) {
+                shmcoll_select_args_t args = {
+                    .kind = (shmcoll_coll_kind_t)k, .bytes = bytes, .extent = 8, .commutative = c};
+                const shmcoll_algo_t *a = shmcoll_select(&args, team, tune);
+                names[c] = a ? a->name : "(MPI library)";
+            }
+            if (k == SHMCOLL_KIND_BARRIER) {
+                printf("  %-10s %10s  %s\n", "barrier", "-", names[1]);
+                break;
+            }
+            if (k == SHMCOLL_KIND_BCAST)
+                printf("  %-10s %10zu  %s\n", shmcoll_coll_kind_name(k), bytes, names[1]);
+            else
+                printf("  %-10s %10zu  %s / %s\n", shmcoll_coll_kind_name(k), bytes, names[1],
+                       names[0]);
+        }
+    }
+}
+
+int main(int argc, char **argv) {
+    options_t o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc) return rc;
+    const shmcoll_config_t *config = shmcoll_config();
+    printf("shmcoll-info %s\n", SHMCOLL_VERSION_STRING);
+
+    char error[256] = "";
+    shmcoll_topo_t *topo = NULL;
+    if (shmcoll_topo_load(o.topology, &topo, error, sizeof error) != SHMCOLL_OK) {
+        fprintf(stderr, "shmcoll-info: cannot load topology: %s\n", error);
+        return 1;
+    }
+    print_topology(topo, o.topology ? o.topology : "this machine (hwloc)");
+    const int n = o.ranks ? o.ranks : shmcoll_topo_npus(topo);
+    int *pus = malloc((size_t)n * sizeof *pus);
+    shmcoll_topo_place_t *places = malloc((size_t)n * sizeof *places);
+    if (!pus || !places ||
+        shmcoll_topo_map(topo, o.mapping, n, pus, error, sizeof error) != SHMCOLL_OK) {
+        fprintf(stderr, "shmcoll-info: bad --mapping: %s\n", error);
+        return 1;
+    }
+    for (int r = 0; r < n; r++)
+        if (pus[r] < 0 || shmcoll_topo_place(topo, pus[r], &places[r]) != SHMCOLL_OK)
+            shmcoll_topo_place_unknown(&places[r]);
+    printf("team: %d ranks, mapping %s\n", n, o.mapping);
+    shmcoll_topo_hier_t *bcast =
+        print_hierarchy(places, n, "bcast and barrier", config->hier_bcast);
+    shmcoll_topo_hier_t *reduce = print_hierarchy(places, n, "reductions", config->hier_reduce);
+
+    print_registry();
+    print_knobs();
+    shmcoll_select_team_t team;
+    shmcoll_select_describe_shape(n, config->chunk, n > shmcoll_topo_npus(topo), bcast, reduce,
+                                  &team);
+    print_choices(&team);
+
+    shmcoll_topo_hier_destroy(bcast);
+    shmcoll_topo_hier_destroy(reduce);
+    free(places);
+    free(pus);
+    shmcoll_topo_destroy(topo);
+    return 0;
+}
