@@ -197,10 +197,12 @@ shmcoll_status_t shmcoll_mpi_datatype_layout(MPI_Datatype datatype, shmcoll_mpi_
     if (datatype == MPI_DATATYPE_NULL) return SHMCOLL_ERR_INVALID;
     int row = lookup(datatype);
     if (row >= 0) {
+        const int contiguous = rows[row].size == rows[row].extent;
         *layout = (shmcoll_mpi_layout_t){.predefined = 1,
                                          .dtype = rows[row].dtype,
                                          .index = row,
-                                         .contiguous = rows[row].size == rows[row].extent,
+                                         .contiguous = contiguous,
+                                         .dense = contiguous,
                                          .size = rows[row].size,
                                          .extent = rows[row].extent,
                                          .span = rows[row].span};
@@ -213,65 +215,16 @@ shmcoll_status_t shmcoll_mpi_datatype_layout(MPI_Datatype datatype, shmcoll_mpi_
         size == MPI_UNDEFINED)
         return SHMCOLL_ERR_INVALID;
     /* Data exactly fills [0, size) of each element and elements follow each other without gap:
-     * then count elements are count * size bytes at the buffer address. */
+     * then count elements are count * size bytes at the buffer address. Only then can the bytes
+     * also be in signature order (dense), which takes a walk of the type's constructors. */
+    const int contiguous = size > 0 && size == extent && true_lb == 0 && true_extent == size;
     *layout = (shmcoll_mpi_layout_t){.predefined = 0,
                                      .dtype = SHMCOLL_DT_COUNT,
                                      .index = -1,
-                                     .contiguous = size > 0 && size == extent && true_lb == 0 &&
-                                                   true_extent == size,
+                                     .contiguous = contiguous,
+                                     .dense = contiguous && shmcoll_mpi_datatype_dense(datatype),
                                      .size = size,
                                      .extent = extent,
                                      .span = true_lb + true_extent};
     return SHMCOLL_OK;
-}
-
-static int is_named(MPI_Datatype datatype) {
-    int nints, naddrs, ntypes, combiner;
-    return PMPI_Type_get_envelope(datatype, &nints, &naddrs, &ntypes, &combiner) == MPI_SUCCESS &&
-           combiner == MPI_COMBINER_NAMED;
-}
-
-/* A type is dense when its data fills [0, size) of each element in type-signature order and the
- * extent equals the size. Contiguity alone is not enough for bcast, whose ranks may use different
- * layouts of one signature: a struct {double at 8, double at 0} is contiguous but its bytes are
- * not in signature order. So only named types and DUP / CONTIGUOUS / RESIZED of dense types
- * count as dense; everything else is packed, which is always right. */
-static shmcoll_status_t dense_of(MPI_Datatype datatype, int depth, int *dense) {
-    *dense = 0;
-    int row = lookup(datatype);
-    if (row >= 0) {
-        *dense = rows[row].size == rows[row].extent;
-        return SHMCOLL_OK;
-    }
-    int nints, naddrs, ntypes, combiner;
-    MPI_Count size, lb, extent, true_lb, true_extent;
-    if (PMPI_Type_get_envelope(datatype, &nints, &naddrs, &ntypes, &combiner) != MPI_SUCCESS ||
-        PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS ||
-        PMPI_Type_get_extent_x(datatype, &lb, &extent) != MPI_SUCCESS ||
-        PMPI_Type_get_true_extent_x(datatype, &true_lb, &true_extent) != MPI_SUCCESS)
-        return SHMCOLL_ERR_INVALID;
-    int fills = size == extent && true_lb == 0 && true_extent == size;
-    if (combiner == MPI_COMBINER_NAMED) {
-        *dense = fills;
-        return SHMCOLL_OK;
-    }
-    if (!fills || depth > 16 ||
-        (combiner != MPI_COMBINER_DUP && combiner != MPI_COMBINER_CONTIGUOUS &&
-         combiner != MPI_COMBINER_RESIZED) ||
-        nints > 4 || naddrs > 4 || ntypes != 1)
-        return SHMCOLL_OK;
-    int ints[4];
-    MPI_Aint addrs[4];
-    MPI_Datatype inner;
-    if (PMPI_Type_get_contents(datatype, nints, naddrs, ntypes, ints, addrs, &inner) != MPI_SUCCESS)
-        return SHMCOLL_ERR_INVALID;
-    shmcoll_status_t status = dense_of(inner, depth + 1, dense);
-    /* get_contents returns new handles for derived inner types; the caller frees them. */
-    if (!is_named(inner)) PMPI_Type_free(&inner);
-    return status;
-}
-
-shmcoll_status_t shmcoll_mpi_datatype_dense(MPI_Datatype datatype, int *dense) {
-    if (datatype == MPI_DATATYPE_NULL) return SHMCOLL_ERR_INVALID;
-    return dense_of(datatype, 0, dense);
 }

@@ -1,9 +1,9 @@
 /* MPI datatypes as shmcoll sees them.
  *
  * Predefined types map to a shmcoll_dtype_t, found by comparing handles at run time (in Open MPI
- * they are addresses, in MPICH integers). For derived types only the layout matters: reduce and
- * allreduce take any contiguous layout (through the user-function path), bcast takes any layout
- * (packing what is not dense). */
+ * they are addresses, in MPICH integers). For derived types the layout matters: a dense layout is
+ * moved as it lies, any other is packed (pack.h). Reductions take contiguous layouts only (op.h).
+ */
 #ifndef SHMCOLL_MPI_DATATYPE_H
 #define SHMCOLL_MPI_DATATYPE_H
 
@@ -17,6 +17,8 @@ typedef struct shmcoll_mpi_layout {
     shmcoll_dtype_t dtype; /* valid when predefined */
     int index;             /* row in the predefined table (for names), -1 otherwise */
     int contiguous;        /* element i's data is exactly [i * size, (i + 1) * size) */
+    int dense;             /* contiguous, and those bytes are in type-signature order: count
+                            * elements are their packed form, so they move without packing */
     MPI_Count size;        /* bytes of data in one element (MPI_Type_size) */
     MPI_Count extent;      /* bytes between consecutive elements */
     MPI_Count span;        /* bytes from an element's start to the end of its last data byte */
@@ -28,9 +30,12 @@ void shmcoll_mpi_datatype_init(void);
 /* Layout of `datatype`; SHMCOLL_ERR_INVALID for MPI_DATATYPE_NULL or a query that fails. */
 shmcoll_status_t shmcoll_mpi_datatype_layout(MPI_Datatype datatype, shmcoll_mpi_layout_t *layout);
 
-/* Whether `count` elements of `datatype` are their type signature's bytes, in signature order,
- * contiguous from the buffer address: then bcast moves the buffer itself, else it packs. */
-shmcoll_status_t shmcoll_mpi_datatype_dense(MPI_Datatype datatype, int *dense);
+/* The walk behind layout.dense for a derived type (datatype_walk.c); 0 when unsure. */
+int shmcoll_mpi_datatype_dense(MPI_Datatype datatype);
+
+/* Whether `datatype` is predefined in MPI's sense: named, or a parameterised Fortran type
+ * (MPI_Type_create_f90_*). Derived types, even MPI_Type_dup of a named one, are not. */
+int shmcoll_mpi_datatype_predefined(MPI_Datatype datatype);
 
 /* MPI name of a predefined table row, e.g. "MPI_DOUBLE". */
 const char *shmcoll_mpi_datatype_name(int index);

@@ -78,6 +78,10 @@ shmcoll_status_t shmcoll_mpi_op_translate(MPI_Datatype datatype, MPI_Op op,
             return SHMCOLL_OK;
         }
     }
+    if (index >= 0 && !layout.predefined && !shmcoll_mpi_datatype_predefined(datatype)) {
+        *reason = "a predefined op on a derived datatype";
+        return SHMCOLL_ERR_NOT_SUPPORTED;
+    }
     if (!layout.contiguous) {
         *reason = layout.predefined ? "no kernel for this op on a type with gaps"
                                     : "non-contiguous datatype";
@@ -102,6 +106,10 @@ shmcoll_status_t shmcoll_mpi_op_translate(MPI_Datatype datatype, MPI_Op op,
 }
 
 /* Like the collectives, copies the whole span: the padding inside pair types moves along. */
-void shmcoll_mpi_op_copy(void *dst, const void *src, size_t count, const shmcoll_reduce_op_t *rop) {
-    memcpy(dst, src, shmcoll_reduce_op_span(rop, count));
+size_t shmcoll_mpi_op_copy(void *dst, const void *src, size_t count,
+                           const shmcoll_reduce_op_t *rop) {
+    if (dst == src) return 0;
+    size_t bytes = shmcoll_reduce_op_span(rop, count);
+    memcpy(dst, src, bytes);
+    return bytes;
 }

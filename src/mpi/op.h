@@ -1,9 +1,17 @@
 /* MPI reduction operations as shmcoll_reduce_op_t.
  *
- * A predefined (type, op) pair with a kernel reduces through the kernel. Any other combination
- * on a contiguous layout (user-defined ops, predefined ops on derived types, predefined types
- * without a kernel) reduces through a trampoline that calls PMPI_Reduce_local, so MPI itself
- * computes every element exactly as it would in PMPI_Reduce. Everything else falls back. */
+ * The paths, tried in this order:
+ *   - a predefined (type, op) pair with a kernel reduces through the kernel;
+ *   - a predefined op on a derived datatype goes to the MPI library, which reports it: MPI allows
+ *     predefined ops only on predefined types for reductions (unlike MPI_Accumulate), and both
+ *     MPICH and Open MPI refuse even MPI_Type_dup(MPI_DOUBLE) with MPI_SUM;
+ *   - any other combination on a contiguous layout (user-defined ops, predefined types without a
+ *     kernel) reduces through a trampoline that calls PMPI_Reduce_local, so MPI itself computes
+ *     every element exactly as it would in PMPI_Reduce;
+ *   - everything else falls back: a user-defined op on a type with gaps expects the type's own
+ *     layout, which the shared-memory algorithms (moving whole element spans) would not keep.
+ * Reductions take the same datatype and op on all ranks (MPI requires it), so all ranks choose
+ * the same path and the same shmcoll_reduce_op_t. */
 #ifndef SHMCOLL_MPI_OP_H
 #define SHMCOLL_MPI_OP_H
 
@@ -27,14 +35,15 @@ void shmcoll_mpi_op_init(void);
  *
  * rop->size is the element's data span (end of its last data byte), which for MPI_SHORT_INT is
  * its extent 8, not its size 6 (short at 0, int at 4): shmcoll_reduce_op_span() must cover the
- * int of the last element. SHMCOLL_ERR_NOT_SUPPORTED with *reason set when shmcoll
- * cannot reduce them; reduce and allreduce arguments are the same on all ranks, so all agree. */
+ * int of the last element. SHMCOLL_ERR_NOT_SUPPORTED with *reason set when shmcoll cannot reduce
+ * them. */
 shmcoll_status_t shmcoll_mpi_op_translate(MPI_Datatype datatype, MPI_Op op,
                                           shmcoll_mpi_op_ctx_t *ctx, shmcoll_reduce_op_t *rop,
                                           const char **reason);
 
 /* Copies count elements (their data bytes, not the gaps of pair types) from src to dst: the
- * reduction over one process. */
-void shmcoll_mpi_op_copy(void *dst, const void *src, size_t count, const shmcoll_reduce_op_t *rop);
+ * reduction over one process. Returns the bytes copied. */
+size_t shmcoll_mpi_op_copy(void *dst, const void *src, size_t count,
+                           const shmcoll_reduce_op_t *rop);
 
 #endif

@@ -19,8 +19,11 @@
 #define ALGO_SLOTS    16 /* distinct algorithm names per collective; more are counted as "other" */
 #define ALGO_NAME_MAX 32 /* bytes of a name in the gathered records */
 
-static const char *const coll_names[SHMCOLL_MPI_COLL_COUNT] = {"barrier", "bcast", "reduce",
-                                                               "allreduce"};
+static const char *const coll_names[SHMCOLL_MPI_COLL_COUNT] = {
+    "barrier",        "bcast",   "reduce",  "allreduce", "reduce_scatter_block",
+    "reduce_scatter", "scan",    "exscan",  "allgather", "allgatherv",
+    "gather",         "gatherv", "scatter", "scatterv",  "alltoall",
+    "alltoallv"};
 
 static _Atomic uint64_t handled_calls, fallback_calls;
 static struct {
@@ -53,10 +56,12 @@ static void count_algo(shmcoll_mpi_coll_t coll, const char *name) {
 }
 
 void shmcoll_mpi_stats_record(shmcoll_mpi_coll_t coll, const shmcoll_mpi_comm_t *state, int handled,
-                              uint64_t bytes, const char *algo, uint64_t dav) {
+                              uint64_t bytes, uint64_t share, const char *algo, uint64_t dav) {
     if (!shmcoll_config()->stats) return;
     if (dav) add(&colls[coll].dav, dav);
-    if (!state || !state->counts) return;
+    if (!state) return;
+    if (share) add(&colls[coll].bytes, share);
+    if (!state->counts) return;
     add(handled ? &handled_calls : &fallback_calls, 1);
     add(&colls[coll].calls, 1);
     add(&colls[coll].bytes, bytes);

@@ -6,9 +6,13 @@ import re
 import subprocess
 import sys
 
-REQUIRED = ["MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Barrier", "MPI_Bcast",
-            "MPI_Reduce", "MPI_Allreduce", "shmcoll_version"]
-LARGE_COUNT = ["MPI_Bcast_c", "MPI_Reduce_c", "MPI_Allreduce_c"]
+COLLECTIVES = ["MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Reduce_scatter_block",
+               "MPI_Reduce_scatter", "MPI_Scan", "MPI_Exscan", "MPI_Allgather", "MPI_Allgatherv",
+               "MPI_Gather", "MPI_Gatherv", "MPI_Scatter", "MPI_Scatterv", "MPI_Alltoall",
+               "MPI_Alltoallv"]
+REQUIRED = ["MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Barrier",
+            "shmcoll_version"] + COLLECTIVES
+LARGE_COUNT = [name + "_c" for name in COLLECTIVES]
 
 
 def defined_symbols(path):
@@ -35,7 +39,7 @@ def main():
     lib = sys.argv[1]
     exported = defined_symbols(lib)
     errors = [f"exported but not public: {s}" for s in sorted(exported)
-              if not re.match(r"^(MPI_|shmcoll_)", s)]
+              if not re.match(r"^(MPI_|mpi_|shmcoll_)", s)]
     required = list(REQUIRED)
     mpi = mpi_library(lib)
     if mpi is None:

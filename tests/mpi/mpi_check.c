@@ -14,7 +14,11 @@ static _Atomic long failures;               /* CHECK may run in several threads 
 static uint64_t tally[CHECK_COLL_COUNT][3]; /* calls, bytes, fallbacks */
 static uint64_t handled_ops, fallback_ops;
 
-static const char *const coll_names[CHECK_COLL_COUNT] = {"barrier", "bcast", "reduce", "allreduce"};
+static const char *const coll_names[CHECK_COLL_COUNT] = {
+    "barrier",        "bcast",   "reduce",  "allreduce", "reduce_scatter_block",
+    "reduce_scatter", "scan",    "exscan",  "allgather", "allgatherv",
+    "gather",         "gatherv", "scatter", "scatterv",  "alltoall",
+    "alltoallv"};
 
 int check_fail(const char *file, int line, const char *fmt, ...) {
     if (failures++ < 20) {
@@ -36,6 +40,37 @@ uint32_t check_hash(int rank, size_t index, int salt) {
     x *= 0xBF58476D1CE4E5B9ull;
     x ^= x >> 29;
     return (uint32_t)(x >> 16);
+}
+
+void *check_alloc(size_t bytes) {
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) abort();
+    return p;
+}
+
+void check_guard_set(void *end) {
+    memset(end, 0xA5, CHECK_GUARD);
+}
+
+int check_guard_intact(const void *end) {
+    const unsigned char *guard = end;
+    for (int i = 0; i < CHECK_GUARD; i++)
+        if (guard[i] != 0xA5) return 0;
+    return 1;
+}
+
+int check_use_large(size_t k) {
+#if MPI_VERSION >= 4
+    return k % 2 == 1;
+#else
+    (void)k;
+    return 0;
+#endif
+}
+
+int check_disabled(void) {
+    const char *disabled = getenv("SHMCOLL_DISABLE");
+    return disabled && !strcmp(disabled, "1");
 }
 
 static void check_started(void);
@@ -85,18 +120,27 @@ static int counting_rank(MPI_Comm comm) {
     return check_rank < remote_world;
 }
 
-void check_expect(check_coll_t coll, MPI_Comm comm, int handled, MPI_Count count,
-                  MPI_Datatype datatype) {
+void check_expect_bytes(check_coll_t coll, MPI_Comm comm, int handled, uint64_t bytes) {
     if (!counting_rank(comm)) return;
-    MPI_Count size = 0;
-    if (count) PMPI_Type_size_x(datatype, &size);
     tally[coll][0]++;
-    tally[coll][1] += (uint64_t)(count * size);
+    tally[coll][1] += bytes;
     tally[coll][2] += !handled;
     if (handled)
         handled_ops++;
     else
         fallback_ops++;
+}
+
+void check_expect(check_coll_t coll, MPI_Comm comm, int handled, MPI_Count count,
+                  MPI_Datatype datatype) {
+    MPI_Count size = 0;
+    if (count) PMPI_Type_size_x(datatype, &size);
+    check_expect_bytes(coll, comm, handled, (uint64_t)(count * size));
+}
+
+void check_expect_share(check_coll_t coll, MPI_Comm comm, int handled, uint64_t share) {
+    tally[coll][1] += share;
+    check_expect_bytes(coll, comm, handled, 0);
 }
 
 int check_finish(const char *test_name) {

@@ -16,11 +16,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* In the order of the library's statistics lines. */
 typedef enum check_coll {
     CHECK_BARRIER,
     CHECK_BCAST,
     CHECK_REDUCE,
     CHECK_ALLREDUCE,
+    CHECK_REDUCE_SCATTER_BLOCK,
+    CHECK_REDUCE_SCATTER,
+    CHECK_SCAN,
+    CHECK_EXSCAN,
+    CHECK_ALLGATHER,
+    CHECK_ALLGATHERV,
+    CHECK_GATHER,
+    CHECK_GATHERV,
+    CHECK_SCATTER,
+    CHECK_SCATTERV,
+    CHECK_ALLTOALL,
+    CHECK_ALLTOALLV,
     CHECK_COLL_COUNT
 } check_coll_t;
 
@@ -40,11 +53,34 @@ int check_fail(const char *file, int line, const char *fmt, ...)
 void check_expect(check_coll_t coll, MPI_Comm comm, int handled, MPI_Count count,
                   MPI_Datatype datatype);
 
+/* The same with the payload in bytes, for the collectives whose payload is not count * type size
+ * (see src/mpi/stats.h): tallied by the counting rank. */
+void check_expect_bytes(check_coll_t coll, MPI_Comm comm, int handled, uint64_t bytes);
+
+/* gatherv, scatterv, alltoallv: every rank passes its own share of the payload (what it sends);
+ * the call itself is tallied by the counting rank. */
+void check_expect_share(check_coll_t coll, MPI_Comm comm, int handled, uint64_t share);
+
 /* Agrees on failures, prints the expectations and PASS/FAIL at rank 0, calls MPI_Finalize;
  * returns the process exit status. */
 int check_finish(const char *test_name);
 
 /* Deterministic pseudo-random 32-bit value of (rank, index, salt). */
 uint32_t check_hash(int rank, size_t index, int salt);
+
+/* malloc that aborts on failure (and accepts 0). */
+void *check_alloc(size_t bytes);
+
+/* A guard zone of CHECK_GUARD bytes after a buffer, which collectives must not write. */
+#define CHECK_GUARD 64
+void check_guard_set(void *end);
+int check_guard_intact(const void *end);
+
+/* Whether call k of a series uses the large-count twin (every other call, under MPI-4). */
+int check_use_large(size_t k);
+
+/* Whether the run has SHMCOLL_DISABLE=1: the MPI library itself serves every call, so a test
+ * leaves out the shapes the library cannot do (its bugs, its refusals). */
+int check_disabled(void);
 
 #endif

@@ -26,7 +26,9 @@ import sys
 import tempfile
 import time
 
-COLLS = ("barrier", "bcast", "reduce", "allreduce")
+COLLS = ("barrier", "bcast", "reduce", "allreduce", "reduce_scatter_block", "reduce_scatter",
+         "scan", "exscan", "allgather", "allgatherv", "gather", "gatherv", "scatter", "scatterv",
+         "alltoall", "alltoallv")
 HANDLED_RE = re.compile(r"^shmcoll: handled (\d+) calls, fell back (\d+)$")
 COLL_RE = re.compile(
     r"^shmcoll: (\w+) calls=(\d+) bytes=(\d+) dav=(\d+) algo=([\w.+-]+:\d+(?:,[\w.+-]+:\d+)*)$")

@@ -15,34 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#define GUARD     64
 #define MAX_CASES 32
 
 static const size_t counts[] = {0, 1, 7, 1000, 300000};
 #define NCOUNTS     (sizeof counts / sizeof counts[0])
 #define LARGE_COUNT 300000
-
-static void *xmalloc(size_t bytes) {
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) abort();
-    return p;
-}
-
-static int guard_intact(const unsigned char *guard) {
-    for (int i = 0; i < GUARD; i++)
-        if (guard[i] != 0xA5) return 0;
-    return 1;
-}
-
-/* Large-count twins for every other call when the MPI library has them. */
-static int use_large(size_t k) {
-#if MPI_VERSION >= 4
-    return k % 2 == 1;
-#else
-    (void)k;
-    return 0;
-#endif
-}
 
 static int allreduce(const void *send, void *recv, size_t n, MPI_Datatype type, MPI_Op op,
                      int large) {
@@ -70,7 +47,7 @@ static int bcast(void *buf, size_t n, MPI_Datatype type, int root, int large) {
 /* Checks that `send` still holds this rank's input. */
 static void check_send_unchanged(const reduce_case_t *c, const void *send, size_t n,
                                  const char *what) {
-    void *fresh = xmalloc(n * c->extent);
+    void *fresh = check_alloc(n * c->extent);
     c->fill(fresh, check_rank, n);
     size_t bad = reduce_case_mismatch(c, send, fresh, n);
     CHECK(bad == n, "%s %s count %zu: send buffer changed at element %zu", what, c->name, n, bad);
@@ -79,15 +56,15 @@ static void check_send_unchanged(const reduce_case_t *c, const void *send, size_
 
 static void test_allreduce(const reduce_case_t *c, size_t n, const void *expected, size_t k) {
     size_t bytes = n * c->extent;
-    char *send = xmalloc(bytes), *recv = xmalloc(bytes + GUARD);
+    char *send = check_alloc(bytes), *recv = check_alloc(bytes + CHECK_GUARD);
     for (int in_place = 0; in_place <= 1; in_place++) {
-        int large = use_large(k + (size_t)in_place);
+        int large = check_use_large(k + (size_t)in_place);
         c->fill(send, check_rank, n);
         if (in_place)
             memcpy(recv, send, bytes);
         else
             memset(recv, 0x5A, bytes);
-        memset(recv + bytes, 0xA5, GUARD);
+        check_guard_set(recv + bytes);
         int rc = allreduce(in_place ? MPI_IN_PLACE : send, recv, n, c->type, c->op, large);
         check_expect(CHECK_ALLREDUCE, MPI_COMM_WORLD, 1, (MPI_Count)n, c->type);
         const char *what = in_place ? "allreduce(in place)" : "allreduce";
@@ -95,8 +72,8 @@ static void test_allreduce(const reduce_case_t *c, size_t n, const void *expecte
         size_t bad = reduce_case_mismatch(c, recv, expected, n);
         CHECK(bad == n, "%s %s count %zu large %d: element %zu differs", what, c->name, n, large,
               bad);
-        CHECK(guard_intact((unsigned char *)recv + bytes), "%s %s count %zu: wrote past recvbuf",
-              what, c->name, n);
+        CHECK(check_guard_intact((char *)recv + bytes), "%s %s count %zu: wrote past recvbuf", what,
+              c->name, n);
         if (!in_place) check_send_unchanged(c, send, n, what);
     }
     free(send);
@@ -108,8 +85,7 @@ static void test_allreduce(const reduce_case_t *c, size_t n, const void *expecte
  * SHMCOLL_DISABLE=1 they reach the library, so that run leaves them out. */
 static int library_in_place_bug(void) {
 #if defined(MPICH_NUMVERSION)
-    const char *disabled = getenv("SHMCOLL_DISABLE");
-    return MPICH_NUMVERSION < 40102000 && disabled && !strcmp(disabled, "1");
+    return MPICH_NUMVERSION < 40102000 && check_disabled();
 #else
     return 0;
 #endif
@@ -117,19 +93,19 @@ static int library_in_place_bug(void) {
 
 static void test_reduce(const reduce_case_t *c, size_t n, const void *expected, size_t k) {
     size_t bytes = n * c->extent;
-    char *send = xmalloc(bytes), *recv = xmalloc(bytes + GUARD);
+    char *send = check_alloc(bytes), *recv = check_alloc(bytes + CHECK_GUARD);
     for (int root = 0; root < check_size; root++) {
         /* The largest count at two roots only: it is the slowest and adds no new path. */
         if (n >= LARGE_COUNT && root != 0 && root != check_size - 1) continue;
         int is_root = root == check_rank;
         int in_place = is_root && (root + (int)k) % 2 == 1 && !(root && library_in_place_bug());
-        int large = use_large(k + (size_t)root);
+        int large = check_use_large(k + (size_t)root);
         c->fill(send, check_rank, n);
         if (in_place)
             memcpy(recv, send, bytes);
         else
             memset(recv, 0x5A, bytes);
-        memset(recv + bytes, 0xA5, GUARD);
+        check_guard_set(recv + bytes);
         /* Non-roots pass no receive buffer at all: it is not significant there. */
         int rc = reduce(in_place ? MPI_IN_PLACE : send, is_root ? recv : NULL, n, c->type, c->op,
                         root, large);
@@ -139,7 +115,7 @@ static void test_reduce(const reduce_case_t *c, size_t n, const void *expected, 
             size_t bad = reduce_case_mismatch(c, recv, expected, n);
             CHECK(bad == n, "reduce%s %s count %zu root %d large %d: element %zu differs",
                   in_place ? "(in place)" : "", c->name, n, root, large, bad);
-            CHECK(guard_intact((unsigned char *)recv + bytes),
+            CHECK(check_guard_intact((char *)recv + bytes),
                   "reduce %s count %zu root %d: wrote past recvbuf", c->name, n, root);
         }
         if (!in_place) check_send_unchanged(c, send, n, "reduce");
@@ -160,7 +136,7 @@ static void test_reductions(void) {
                           !strcmp(c->name, "matmul") || !strcmp(c->name, "bool_lor");
         for (size_t k = 0; k < NCOUNTS; k++) {
             size_t n = counts[k];
-            void *expected = xmalloc(n * c->extent);
+            void *expected = check_alloc(n * c->extent);
             if (n) reduce_case_expected(c, check_size, n, expected);
             test_allreduce(c, n, expected, k);
             if (with_reduce) test_reduce(c, n, expected, k);
@@ -207,10 +183,10 @@ static size_t int_position(int layout, size_t k) { /* index (in ints) of signatu
 static void test_bcast_mixed(size_t n, int root, int large, MPI_Datatype gap,
                              MPI_Datatype swapped) {
     int_layout_t l = int_layout(check_rank, n, gap, swapped);
-    int *buf = xmalloc(l.bytes + GUARD);
+    int *buf = check_alloc(l.bytes + CHECK_GUARD);
     const int sentinel = 0x5A5A5A5A;
     for (size_t i = 0; i < l.bytes / 4; i++) buf[i] = sentinel;
-    memset((char *)buf + l.bytes, 0xA5, GUARD);
+    check_guard_set((char *)buf + l.bytes);
     if (check_rank == root)
         for (size_t k = 0; k < n; k++) buf[int_position(l.layout, k)] = sig_int(root, k);
     int rc = bcast(buf, l.count, l.type, root, large);
@@ -225,8 +201,7 @@ static void test_bcast_mixed(size_t n, int root, int large, MPI_Datatype gap,
         for (size_t k = 0; k < n; k++)
             if (!CHECK(buf[2 * k + 1] == sentinel, "bcast mixed count %zu: gap %zu written", n, k))
                 break;
-    CHECK(guard_intact((unsigned char *)buf + l.bytes), "bcast mixed count %zu: wrote past buffer",
-          n);
+    CHECK(check_guard_intact((char *)buf + l.bytes), "bcast mixed count %zu: wrote past buffer", n);
     free(buf);
 }
 
@@ -235,9 +210,9 @@ static void test_bcast_typed(size_t n, int root, int large, int kind) {
     static const size_t extents[3] = {1, sizeof(double), sizeof(double_int_t)};
     const MPI_Datatype types[3] = {MPI_BYTE, MPI_DOUBLE, MPI_DOUBLE_INT};
     size_t bytes = n * extents[kind];
-    unsigned char *buf = xmalloc(bytes + GUARD);
+    unsigned char *buf = check_alloc(bytes + CHECK_GUARD);
     memset(buf, 0x5A, bytes);
-    memset(buf + bytes, 0xA5, GUARD);
+    check_guard_set(buf + bytes);
     int is_root = check_rank == root;
     for (size_t i = 0; i < n && is_root; i++) {
         uint32_t h = check_hash(root, i, 22 + kind);
@@ -257,7 +232,7 @@ static void test_bcast_typed(size_t n, int root, int large, int kind) {
         if (!CHECK(ok, "bcast kind %d count %zu root %d: element %zu differs", kind, n, root, i))
             break;
     }
-    CHECK(guard_intact(buf + bytes), "bcast kind %d count %zu: wrote past buffer", kind, n);
+    CHECK(check_guard_intact(buf + bytes), "bcast kind %d count %zu: wrote past buffer", kind, n);
     free(buf);
 }
 
@@ -274,7 +249,7 @@ static void test_bcasts(void) {
         size_t n = counts[k];
         for (int root = 0; root < check_size; root++) {
             if (n >= LARGE_COUNT && root != 0 && root != check_size - 1) continue;
-            int large = use_large(k + (size_t)root);
+            int large = check_use_large(k + (size_t)root);
             for (int kind = 0; kind < 3; kind++) test_bcast_typed(n, root, large, kind);
             test_bcast_mixed(n, root, large, gap, swapped);
         }
@@ -313,16 +288,16 @@ static void test_barrier(void) {
 
 static void test_against_pmpi(void) {
     const size_t n = 1000;
-    double *in = xmalloc(n * sizeof *in), *mine = xmalloc(n * sizeof *in),
-           *theirs = xmalloc(n * sizeof *in);
+    double *in = check_alloc(n * sizeof *in), *mine = check_alloc(n * sizeof *in),
+           *theirs = check_alloc(n * sizeof *in);
     for (size_t i = 0; i < n; i++) in[i] = (double)(check_hash(check_rank, i, 31) % 999);
     MPI_Allreduce(in, mine, (int)n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     check_expect(CHECK_ALLREDUCE, MPI_COMM_WORLD, 1, (MPI_Count)n, MPI_DOUBLE);
     PMPI_Allreduce(in, theirs, (int)n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     CHECK(!memcmp(mine, theirs, n * sizeof *in), "allreduce MAX differs from PMPI_Allreduce");
 
-    long *lin = xmalloc(n * sizeof *lin), *lmine = xmalloc(n * sizeof *lin),
-         *ltheirs = xmalloc(n * sizeof *lin);
+    long *lin = check_alloc(n * sizeof *lin), *lmine = check_alloc(n * sizeof *lin),
+         *ltheirs = check_alloc(n * sizeof *lin);
     for (size_t i = 0; i < n; i++) lin[i] = (long)check_hash(check_rank, i, 32) - (1l << 31);
     int root = check_size - 1;
     MPI_Reduce(lin, lmine, (int)n, MPI_LONG, MPI_SUM, root, MPI_COMM_WORLD);

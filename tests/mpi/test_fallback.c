@@ -1,8 +1,11 @@
 /* The paths where shmcoll hands calls to the MPI library, or must cope with unusual input, give
  * correct results and clean up:
- *   - reduce/allreduce on a non-contiguous type (a vector with gaps, user op): MPI library;
+ *   - reduce/allreduce/scan/reduce_scatter_block with a user op on a non-contiguous type (a vector
+ *     with gaps, whose user function expects that layout): MPI library;
  *   - bcast where some ranks use a vector type and the others plain ints of the same signature:
  *     handled (packed on the vector ranks), no deadlock;
+ *   - a predefined op on a derived datatype (MPI_Type_dup(MPI_DOUBLE) with MPI_SUM), which MPI
+ *     does not allow for reductions: the MPI library, which returns its error (MPI_ERRORS_RETURN);
  *   - an intercommunicator: MPI library for every collective;
  *   - sub-communicators from MPI_Comm_split and MPI_Comm_dup: handled, and MPI_Comm_free unmaps
  *     their shared segments (checked in /proc/self/maps); MPI_COMM_SELF; a communicator left
@@ -63,6 +66,42 @@ static void test_noncontiguous_reductions(void) {
                 break;
         }
     }
+
+    /* scan: rank r gets the sum over ranks 0..r */
+    for (int k = 0; k < 3 * N; k++) recv[k] = -7;
+    int rc = MPI_Scan(send, recv, N, pair, sum, MPI_COMM_WORLD);
+    check_expect(CHECK_SCAN, MPI_COMM_WORLD, 0, N, pair);
+    CHECK(rc == MPI_SUCCESS, "scan on a vector type: rc %d", rc);
+    for (int k = 0; k < 3 * N; k++) {
+        int want = -7;
+        if (k % 3 != 1) {
+            want = 0;
+            for (int r = 0; r <= check_rank; r++) want += input(r, k);
+        }
+        if (!CHECK(recv[k] == want, "scan on a vector type: int %d is %d, expected %d", k, recv[k],
+                   want))
+            break;
+    }
+
+    /* reduce_scatter_block: N / p pairs each (the first p * (N / p) pairs of the input) */
+    const int block = N / check_size;
+    for (int k = 0; k < 3 * N; k++) recv[k] = -7;
+    rc = MPI_Reduce_scatter_block(send, recv, block, pair, sum, MPI_COMM_WORLD);
+    check_expect_bytes(CHECK_REDUCE_SCATTER_BLOCK, MPI_COMM_WORLD, 0,
+                       (uint64_t)check_size * block * 2 * sizeof(int));
+    CHECK(rc == MPI_SUCCESS, "reduce_scatter_block on a vector type: rc %d", rc);
+    for (int k = 0; k < 3 * block; k++) {
+        int want = -7;
+        if (k % 3 != 1) {
+            want = 0;
+            for (int r = 0; r < check_size; r++) want += input(r, 3 * block * check_rank + k);
+        }
+        if (!CHECK(recv[k] == want,
+                   "reduce_scatter_block on a vector type: int %d is %d, "
+                   "expected %d",
+                   k, recv[k], want))
+            break;
+    }
     free(send);
     free(recv);
     MPI_Op_free(&sum);
@@ -97,6 +136,23 @@ static void test_bcast_vector_vs_contiguous(void) {
     MPI_Type_free(&strided);
 }
 
+static void test_predefined_op_on_derived_type(void) {
+    MPI_Comm comm;
+    MPI_Datatype dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    MPI_Type_dup(MPI_DOUBLE, &dup);
+    double in[4] = {1, 2, 3, 4}, out[4] = {0};
+    int rc = MPI_Allreduce(in, out, 4, dup, MPI_SUM, comm);
+    check_expect(CHECK_ALLREDUCE, comm, 0, 4, dup);
+    CHECK(rc != MPI_SUCCESS, "allreduce with MPI_SUM on a derived type succeeded");
+    rc = MPI_Scan(in, out, 4, dup, MPI_MAX, comm);
+    check_expect(CHECK_SCAN, comm, 0, 4, dup);
+    CHECK(rc != MPI_SUCCESS, "scan with MPI_MAX on a derived type succeeded");
+    MPI_Type_free(&dup);
+    MPI_Comm_free(&comm);
+}
+
 static void test_intercomm(void) {
     if (check_size < 2) return;
     MPI_Comm half, inter;
@@ -126,6 +182,28 @@ static void test_intercomm(void) {
     rc = MPI_Barrier(inter);
     check_expect(CHECK_BARRIER, inter, 0, 0, MPI_BYTE);
     CHECK(rc == MPI_SUCCESS, "intercomm barrier rc %d", rc);
+
+    /* allgather and alltoall: each group receives from the other group, in its rank order (the
+     * payload of these collectives is not counted on an intercommunicator) */
+    int *from = malloc((size_t)remote_size * sizeof(int));
+    int *to = malloc((size_t)remote_size * sizeof(int));
+    rc = MPI_Allgather(&mine, 1, MPI_INT, from, 1, MPI_INT, inter);
+    check_expect_bytes(CHECK_ALLGATHER, inter, 0, 0);
+    for (int i = 0; i < remote_size && rc == MPI_SUCCESS; i++)
+        if (!CHECK(from[i] == input(2 * i + 1 - color, 0), "intercomm allgather: [%d] %d", i,
+                   from[i]))
+            break;
+    for (int i = 0; i < remote_size; i++) to[i] = check_rank * 100 + i;
+    rc = MPI_Alltoall(to, 1, MPI_INT, from, 1, MPI_INT, inter);
+    check_expect_bytes(CHECK_ALLTOALL, inter, 0, 0);
+    int local_rank;
+    MPI_Comm_rank(inter, &local_rank);
+    for (int i = 0; i < remote_size && rc == MPI_SUCCESS; i++)
+        if (!CHECK(from[i] == (2 * i + 1 - color) * 100 + local_rank, "intercomm alltoall: [%d] %d",
+                   i, from[i]))
+            break;
+    free(from);
+    free(to);
     MPI_Comm_free(&inter);
     MPI_Comm_free(&half);
 }
@@ -196,6 +274,7 @@ int main(int argc, char **argv) {
     check_init(&argc, &argv);
     test_noncontiguous_reductions();
     test_bcast_vector_vs_contiguous();
+    test_predefined_op_on_derived_type();
     test_intercomm();
     test_subcomms();
     return check_finish("test_fallback");

@@ -1,0 +1,137 @@
+/* MPI_Alltoall and MPI_Alltoallv (and their MPI-4 large-count twins) over shared memory.
+ *
+ * Block r of rank q's send buffer becomes block q of rank r's receive buffer. For alltoall every
+ * block has the same byte count on every rank, which decides; for alltoallv each rank knows only
+ * its own blocks, and the core agrees on the longest before moving anything. MPI_IN_PLACE (at all
+ * ranks): the blocks to send are in recvbuf, described by the receive arguments, and are replaced;
+ * a rank that packs, packs its whole receive side first and unpacks it afterwards. */
+#include "mpi/blocks.h"
+#include "mpi/call.h"
+
+#include "coll/coll.h"
+#include "shmcoll.h"
+
+typedef struct alltoall_args {
+    const void *sendbuf;
+    MPI_Count sendcount;              /* alltoall */
+    const void *sendcounts, *sdispls; /* alltoallv */
+    MPI_Datatype sendtype;
+    void *recvbuf;
+    MPI_Count recvcount;
+    const void *recvcounts, *rdispls;
+    MPI_Datatype recvtype;
+    int varying, wide;
+} alltoall_args_t;
+
+static shmcoll_status_t serve(shmcoll_mpi_call_t *call, const void *args) {
+    const alltoall_args_t *a = args;
+    const int p = call->state->size;
+    const int in_place = a->sendbuf == MPI_IN_PLACE;
+    if (a->varying && (!a->recvcounts || (!in_place && !a->sendcounts)))
+        return shmcoll_mpi_call_reject(call, "invalid arguments");
+    size_t sbytes[p], soffsets[p], rbytes[p], roffsets[p];
+    shmcoll_mpi_blocks_t send = {0}, recv;
+    if (shmcoll_mpi_blocks_init(&recv, a->recvbuf, a->recvcount, a->recvcounts, a->rdispls, a->wide,
+                                a->recvtype, p, rbytes, roffsets) != SHMCOLL_OK ||
+        (!in_place &&
+         shmcoll_mpi_blocks_init(&send, a->sendbuf, a->sendcount, a->sendcounts, a->sdispls,
+                                 a->wide, a->sendtype, p, sbytes, soffsets) != SHMCOLL_OK) ||
+        (!a->varying && !in_place && send.block != recv.block))
+        return shmcoll_mpi_call_reject(call, "invalid arguments");
+    if (!a->varying && recv.block == 0) return shmcoll_mpi_call_local(call, "empty");
+    if (!call->team && in_place) return SHMCOLL_OK;
+
+    shmcoll_status_t status;
+    SHMCOLL_CHECK_GOTO(shmcoll_mpi_blocks_map(&recv), status, done);
+    if (in_place) {
+        SHMCOLL_CHECK_GOTO(shmcoll_mpi_blocks_pack(&recv, -1, call->comm), status, done);
+    } else {
+        SHMCOLL_CHECK_GOTO(shmcoll_mpi_blocks_map(&send), status, done);
+        SHMCOLL_CHECK_GOTO(shmcoll_mpi_blocks_pack(&send, -1, call->comm), status, done);
+    }
+    if (!call->team)
+        shmcoll_mpi_call_copy(call, shmcoll_mpi_blocks_at(&recv, 0),
+                              shmcoll_mpi_blocks_at(&send, 0), shmcoll_mpi_blocks_bytes(&recv, 0));
+    else if (a->varying)
+        status = shmcoll_alltoallv(call->team, in_place ? NULL : send.base, send.bytes,
+                                   send.offsets, recv.base, recv.bytes, recv.offsets);
+    else
+        status = shmcoll_alltoall(call->team, in_place ? NULL : send.base, recv.base, recv.block);
+    if (status == SHMCOLL_OK) status = shmcoll_mpi_blocks_unpack(&recv, -1, call->comm);
+done:
+    shmcoll_mpi_blocks_free(&send);
+    shmcoll_mpi_blocks_free(&recv);
+    return status;
+}
+
+/* Payload for the statistics (stats.h): p * p blocks for alltoall; for alltoallv each rank's own
+ * blocks. */
+static void count_payload(shmcoll_mpi_call_t *call, const void *args) {
+    const alltoall_args_t *a = args;
+    const int p = call->state->size, in_place = a->sendbuf == MPI_IN_PLACE;
+    const MPI_Datatype datatype = in_place ? a->recvtype : a->sendtype;
+    if (a->varying)
+        call->share = shmcoll_mpi_call_bytes_sum(datatype, in_place ? a->recvcounts : a->sendcounts,
+                                                 a->wide, p);
+    else
+        call->bytes = shmcoll_mpi_call_bytes(datatype, in_place ? a->recvcount : a->sendcount) *
+                      (uint64_t)p * (uint64_t)p;
+}
+
+static int alltoall_any(const void *sendbuf, MPI_Count sendcount, const void *sendcounts,
+                        const void *sdispls, MPI_Datatype sendtype, void *recvbuf,
+                        MPI_Count recvcount, const void *recvcounts, const void *rdispls,
+                        MPI_Datatype recvtype, int varying, MPI_Comm comm, int large) {
+    const alltoall_args_t args = {sendbuf,   sendcount,  sendcounts, sdispls,  sendtype, recvbuf,
+                                  recvcount, recvcounts, rdispls,    recvtype, varying,  large};
+    const alltoall_args_t *a = &args;
+    static const char *const names[2][2] = {{"MPI_Alltoall", "MPI_Alltoall_c"},
+                                            {"MPI_Alltoallv", "MPI_Alltoallv_c"}};
+    int rc;
+    if (shmcoll_mpi_call_run(comm, varying ? SHMCOLL_MPI_ALLTOALLV : SHMCOLL_MPI_ALLTOALL,
+                             names[varying][large], serve, count_payload, a, &rc))
+        return rc;
+#if MPI_VERSION >= 4
+    if (large && a->varying)
+        return PMPI_Alltoallv_c(a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, a->recvbuf,
+                                a->recvcounts, a->rdispls, a->recvtype, comm);
+    if (large)
+        return PMPI_Alltoall_c(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+                               a->recvtype, comm);
+#endif
+    if (a->varying)
+        return PMPI_Alltoallv(a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, a->recvbuf,
+                              a->recvcounts, a->rdispls, a->recvtype, comm);
+    return PMPI_Alltoall(a->sendbuf, (int)a->sendcount, a->sendtype, a->recvbuf, (int)a->recvcount,
+                         a->recvtype, comm);
+}
+
+SHMCOLL_API int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+    return alltoall_any(sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, NULL, NULL,
+                        recvtype, 0, comm, 0);
+}
+
+SHMCOLL_API int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+    return alltoall_any(sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0, recvcounts, rdispls,
+                        recvtype, 1, comm, 0);
+}
+
+#if MPI_VERSION >= 4
+SHMCOLL_API int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                               MPI_Comm comm) {
+    return alltoall_any(sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, NULL, NULL,
+                        recvtype, 0, comm, 1);
+}
+
+SHMCOLL_API int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                MPI_Datatype recvtype, MPI_Comm comm) {
+    return alltoall_any(sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0, recvcounts, rdispls,
+                        recvtype, 1, comm, 1);
+}
+#endif

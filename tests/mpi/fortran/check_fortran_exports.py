@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Checks the Fortran entry points libshmcoll exports (src/mpi/fortran.h).
+
+For MPI_FINALIZE and every collective: the four spellings mpi_x, mpi_x_, mpi_x__ and MPI_X, all at
+one address (one body); the mpi_f08 spelling mpi_x_f08_ where the MPI library's mpi_f08 procedure
+takes plain addresses (Open MPI: all of them; MPICH: only MPI_Barrier and MPI_Finalize, whose
+mpi_f08 procedures call PMPI_* directly; its others call the C entry points themselves). No
+profiling spelling (pmpi_x, PMPI_X) and no other lower-case mpi_ symbol may be exported.
+
+Usage: check_fortran_exports.py <libshmcoll.so> <mpich|openmpi>
+"""
+import subprocess
+import sys
+
+PROCEDURES = ["finalize", "barrier", "bcast", "reduce", "allreduce", "reduce_scatter_block",
+              "reduce_scatter", "allgather", "allgatherv", "gather", "gatherv", "scatter",
+              "scatterv", "alltoall", "alltoallv", "scan", "exscan"]
+MPICH_F08 = ["finalize", "barrier"]
+
+
+def exported(path):
+    out = subprocess.run(["nm", "-D", "--defined-only", path], check=True, text=True,
+                         stdout=subprocess.PIPE).stdout
+    symbols = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] != "A":
+            symbols[parts[2].split("@")[0]] = parts[0]
+    return symbols
+
+
+def main():
+    lib, flavour = sys.argv[1], sys.argv[2]
+    symbols = exported(lib)
+    errors = []
+    expected = set()
+    for proc in PROCEDURES:
+        lower = "mpi_" + proc
+        names = [lower, lower + "_", lower + "__", lower.upper()]
+        if flavour == "openmpi" or proc in MPICH_F08:
+            names.append(lower + "_f08_")
+        expected.update(names)
+        missing = [n for n in names if n not in symbols]
+        if missing:
+            errors.append(f"{proc}: missing {' '.join(missing)}")
+            continue
+        addresses = {symbols[n] for n in names}
+        if len(addresses) != 1:
+            errors.append(f"{proc}: the spellings are not one body: "
+                          + " ".join(f"{n}@{symbols[n]}" for n in names))
+    for name in sorted(symbols):
+        if name.lower().startswith("pmpi_"):
+            errors.append(f"profiling entry point exported: {name}")
+        elif name.startswith("mpi_") and name not in expected:
+            errors.append(f"unexpected Fortran symbol exported: {name}")
+    print(f"{lib}: {len(expected)} Fortran entry points expected for {flavour}")
+    for e in errors:
+        print("ERROR:", e)
+    print("PASS fortran exports" if not errors else "FAIL fortran exports")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
