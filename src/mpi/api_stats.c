@@ -1,0 +1,13 @@
+/* Public queries of shmcoll's counters (include/shmcoll_mpi.h). */
+#include "mpi/comm_state.h"
+#include "shmcoll_mpi.h"
+
+SHMCOLL_API int shmcoll_stats_dav(MPI_Comm comm, unsigned long long *dav_bytes) {
+    if (!dav_bytes) return MPI_ERR_ARG;
+    *dav_bytes = 0;
+    shmcoll_mpi_comm_t *state = NULL;
+    if (comm == MPI_COMM_NULL || shmcoll_mpi_comm_state_get(comm, 0, &state) != SHMCOLL_OK)
+        return MPI_SUCCESS;
+    if (state && state->kind == SHMCOLL_MPI_COMM_TEAM && state->team) *dav_bytes = state->team->dav;
+    return MPI_SUCCESS;
+}
