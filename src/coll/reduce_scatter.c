@@ -51,6 +51,35 @@ static shmcoll_status_t reduce_scatter_canonical(shmcoll_team_t *team, const cha
     return SHMCOLL_OK;
 }
 
+/* Small messages: one step. Every member copies its whole input into its slot (inline when it
+ * fits in 64 bytes) and posts; member j folds block j of all slots in rank order into its
+ * receive buffer. A synchronisation costs more than the p-fold replicated reads here. */
+#define FLAT_MAX_TOTAL_BYTES (32 * 1024) /* p x input bytes read by the members together */
+
+static int use_flat(const shmcoll_team_t *team, size_t span) {
+    return span <= team->channel.chunk && span * (size_t)team->size <= FLAT_MAX_TOTAL_BYTES;
+}
+
+static shmcoll_status_t reduce_scatter_flat(shmcoll_team_t *team, const char *input, char *recvbuf,
+                                            const shmcoll_reduce_op_t *op,
+                                            const coll_blocks_t *blocks) {
+    shmcoll_channel_t *ch = &team->channel;
+    const size_t span = shmcoll_reduce_op_span(op, blocks->n);
+    const int use_inline = span <= SHMCOLL_INLINE_BYTES;
+    const uint64_t step = shmcoll_channel_next_step(ch);
+    SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
+    coll_copy(team, (void *)coll_slot(ch, ch->rank, step, use_inline), input, span);
+    shmcoll_channel_post(ch, step);
+    size_t first, len;
+    coll_block(blocks, ch->rank, &first, &len);
+    if (len) {
+        SHMCOLL_CHECK(shmcoll_channel_wait_all(ch, step));
+        coll_fold_slots(team, op, step, use_inline, first * op->extent, len, recvbuf);
+    }
+    shmcoll_channel_ack(ch, step);
+    return SHMCOLL_OK;
+}
+
 shmcoll_status_t shmcoll_reduce_scatter(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
                                         const size_t *counts, const shmcoll_reduce_op_t *op) {
     shmcoll_status_t status = coll_begin(team, "reduce_scatter");
@@ -61,9 +90,10 @@ shmcoll_status_t shmcoll_reduce_scatter(shmcoll_team_t *team, const void *sendbu
     for (int j = 0; j < p; j++) firsts[j] = total, total += counts[j];
     const coll_blocks_t blocks = {.n = total, .counts = counts, .firsts = firsts};
 
-    const char *input = sendbuf;
+    const int flat = use_flat(team, shmcoll_reduce_op_span(op, total));
+    const char *input = sendbuf ? sendbuf : recvbuf;
     char *aside = NULL;
-    if (!sendbuf && total) {
+    if (!sendbuf && total && !flat) { /* flat copies all input in before writing any result */
         aside = malloc(shmcoll_reduce_op_span(op, total));
         if (!aside) {
             snprintf(team->error, sizeof team->error,
@@ -76,6 +106,9 @@ shmcoll_status_t shmcoll_reduce_scatter(shmcoll_team_t *team, const void *sendbu
     const char *algo = "none";
     if (total == 0) {
         status = SHMCOLL_OK;
+    } else if (flat) {
+        status = reduce_scatter_flat(team, input, recvbuf, op, &blocks);
+        algo = "flat";
     } else if (op->commutative && p > 1 && op->extent <= team->channel.chunk) {
         status =
             shmcoll_coll_reduce_ma(team, input, recvbuf, op, &blocks, COLL_RESULT_SCATTERED, 0);
