@@ -20,6 +20,9 @@
 
 /* `bytes` of buf from root to every member, down the tree of the SHMCOLL_HIER_BCAST hierarchy.
  * Steps: chunks + tree height (at most the number of levels). */
+/* Arrival up the reduction hierarchy, release down the bcast hierarchy (hier_barrier.c). */
+shmcoll_status_t shmcoll_coll_barrier_hier(shmcoll_team_t *team);
+
 shmcoll_status_t shmcoll_coll_bcast_hier(shmcoll_team_t *team, void *buf, size_t bytes, int root);
 
 /* recvbuf at root = sendbuf(0) op ... op sendbuf(p-1), up the SHMCOLL_HIER_REDUCE hierarchy.

@@ -54,6 +54,16 @@ static shmcoll_status_t barrier_knomial(shmcoll_team_t *team) {
     return shmcoll_coll_barrier_knomial(team, BARRIER_K);
 }
 
+/* Hierarchical: up the reduction hierarchy, down the bcast hierarchy; each level's wait is for
+ * its group only. */
+static int barrier_hier_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    return t->bcast_levels > 1 && t->reduce_levels > 1;
+}
+
+static double barrier_hier_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    return (t->reduce_levels + t->bcast_levels + 2) * shmcoll_cost_sync(t);
+}
+
 /* ---- bcast ---- */
 
 static double max2(double a, double b) {
@@ -207,6 +217,8 @@ static const shmcoll_algo_t registry[] = {
      barrier_dissem_cost, .run.barrier = shmcoll_coll_barrier_dissem},
     {SHMCOLL_KIND_BARRIER, "knomial", "4-nomial tree: arrive up, release down", always,
      barrier_knomial_cost, .run.barrier = barrier_knomial},
+    {SHMCOLL_KIND_BARRIER, "hier", "topology hierarchy: arrive up, release down",
+     barrier_hier_supports, barrier_hier_cost, .run.barrier = shmcoll_coll_barrier_hier},
     {SHMCOLL_KIND_BCAST, "pipeline",
      "root streams chunks through its double-buffered slots, members copy out (inline <= 64 B)",
      always, bcast_pipeline_cost, .run.bcast = shmcoll_coll_bcast_pipeline},
