@@ -1,10 +1,14 @@
 /* Public queries of shmcoll's counters (include/shmcoll_mpi.h). */
+#include "core/config.h"
 #include "mpi/comm_state.h"
+#include "mpi/init.h"
 #include "shmcoll_mpi.h"
 
 SHMCOLL_API int shmcoll_stats_dav(MPI_Comm comm, unsigned long long *dav_bytes) {
     if (!dav_bytes) return MPI_ERR_ARG;
     *dav_bytes = 0;
+    /* Disabled, or MPI not initialised yet: shmcoll has served nothing (and has no keyval). */
+    if (shmcoll_config()->disable || !shmcoll_mpi_init_ensure()) return MPI_SUCCESS;
     shmcoll_mpi_comm_t *state = NULL;
     if (comm == MPI_COMM_NULL || shmcoll_mpi_comm_state_get(comm, 0, &state) != SHMCOLL_OK)
         return MPI_SUCCESS;

@@ -1,9 +1,11 @@
-/* Inputs and result checks of shmcoll-bench.
+/* Inputs and element checks of shmcoll-bench.
  *
- * Element i of rank r's input in a loop with tag t is (r + 1) + (i + t) mod 61: small integers,
- * so every sum over ranks is exact in double and int (and wraps modulo 256, as MPI_SUM on
- * unsigned char does, for bytes). The expected results have a closed form, so a check costs one
- * pass over the buffer whatever the number of ranks, and needs no reference collective. */
+ * Element i of rank r's send buffer in a loop with tag t is (r + 1) + (i + t) mod 61: small
+ * integers, so every sum over ranks is exact in double and int (and wraps modulo 256, as MPI_SUM
+ * on unsigned char does, for bytes). Every result element is then base + scale * ((i + t) mod 61)
+ * for a base and scale that depend on the collective and the block's origin only (expect.c): a
+ * check costs one pass over the buffer whatever the number of ranks, needs no reference
+ * collective, and a block from the wrong rank or the wrong offset shows as a wrong value. */
 #include "bench.h"
 
 #include <string.h>
@@ -27,8 +29,8 @@ MPI_Datatype shmcoll_bench_data_mpi_type(shmcoll_bench_type_t type, shmcoll_benc
     case SHMCOLL_BENCH_INT:
         return MPI_INT;
     case SHMCOLL_BENCH_BYTE:
-        /* MPI_SUM is defined on unsigned char but not on MPI_BYTE; bcast moves plain bytes. */
-        return coll == SHMCOLL_BENCH_BCAST ? MPI_BYTE : MPI_UNSIGNED_CHAR;
+        /* MPI_SUM is defined on unsigned char but not on MPI_BYTE; the others move plain bytes. */
+        return shmcoll_bench_coll_reduces(coll) ? MPI_UNSIGNED_CHAR : MPI_BYTE;
     }
     return MPI_BYTE;
 }
@@ -69,23 +71,15 @@ void shmcoll_bench_data_poison(void *buf, size_t bytes) {
     memset(buf, 0xa5, bytes);
 }
 
-size_t shmcoll_bench_data_check(const shmcoll_bench_case_t *c, const void *buf, unsigned long tag,
+size_t shmcoll_bench_data_check(shmcoll_bench_type_t type, const void *buf, size_t count,
+                                size_t first, long long base, long long scale, unsigned long tag,
                                 double *got, double *want) {
-    /* result[i] = base + scale * ((i + tag) mod 61) */
-    long long base, scale;
-    if (c->coll == SHMCOLL_BENCH_BCAST) {
-        base = (long long)c->root + 1;
-        scale = 1;
-    } else {
-        base = (long long)c->nprocs * (c->nprocs + 1) / 2;
-        scale = c->nprocs;
-    }
-    unsigned long phase = tag % 61;
-    for (size_t i = 0; i < c->count; i++) {
+    unsigned long phase = (unsigned long)((first + tag % 61) % 61);
+    for (size_t i = 0; i < count; i++) {
         long long v = base + scale * (long long)phase;
         if (++phase == 61) phase = 0;
         double g, w;
-        switch (c->type) {
+        switch (type) {
         case SHMCOLL_BENCH_DOUBLE:
             g = ((const double *)buf)[i];
             w = (double)v;

@@ -1,8 +1,12 @@
-/* shmcoll-bench: for each selected collective and message size, time the MPI library and shmcoll
- * side by side (measure.c) and print one row (report.c). Runs on MPI_COMM_WORLD. */
+/* shmcoll-bench: for each selected collective and size, time the MPI library and shmcoll side by
+ * side (measure.c) and print one row (report.c); from --cache-bust-from up, a second row with the
+ * send buffer rewritten before every call. Runs on MPI_COMM_WORLD.
+ *
+ * The buffers are allocated once, as large as the largest case needs (a first pass over the
+ * cases computes their layouts), and touched once, so no timed loop pays for page faults. The
+ * memcpy bandwidth is measured once per size, the first time a row of that size is printed. */
 #include "bench.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,15 +20,64 @@ static void *alloc_buffer(size_t bytes) {
     return buf;
 }
 
-/* Elements for a message of about `size` bytes: at least one. */
-static size_t count_for(size_t size, size_t elem) {
-    return size / elem ? size / elem : 1;
+/* The sizes of a run: min_size, min_size * factor, ..., then max_size itself if the steps jump
+ * over it. Returns 0 after the last. */
+static size_t next_size(const shmcoll_bench_options_t *o, size_t size) {
+    if (size >= o->max_size) return 0;
+    return size > o->max_size / o->factor ? o->max_size : size * o->factor;
 }
 
-static void run_case(shmcoll_bench_case_t *c, const shmcoll_bench_options_t *o) {
+/* memcpy bandwidth per row size, measured once: every rank asks for the same sizes in the same
+ * order, so every rank measures (collectively) at the same points. */
+typedef struct copy_cache {
+    size_t bytes[256];
+    double gbs[256];
+    int used;
+} copy_cache_t;
+
+static double copy_gbs(copy_cache_t *cache, const shmcoll_bench_case_t *c,
+                       const shmcoll_bench_options_t *o) {
+    for (int i = 0; i < cache->used; i++)
+        if (cache->bytes[i] == c->bytes) return cache->gbs[i];
+    double gbs = shmcoll_bench_copy_measure(c->recvbuf, c->sendbuf, c->bytes, c->comm, o);
+    if (cache->used < 256) {
+        cache->bytes[cache->used] = c->bytes;
+        cache->gbs[cache->used++] = gbs;
+    }
+    return gbs;
+}
+
+static void run_row(shmcoll_bench_case_t *c, const shmcoll_bench_options_t *o, int cache_bust,
+                    copy_cache_t *cache) {
     shmcoll_bench_result_t result;
+    c->cache_bust = cache_bust;
     shmcoll_bench_measure_run(c, o, &result);
+    if (o->copy && c->bytes) result.copy_gbs = copy_gbs(cache, c, o);
     if (c->rank == 0) shmcoll_bench_report_row(o, c, &result);
+}
+
+/* The bytes this rank's send and receive buffers need over all cases, and the largest row size
+ * (the memcpy bandwidth copies that much from one to the other). -1 when a case does not fit
+ * MPI's int counts. */
+static int plan(shmcoll_bench_case_t *c, const shmcoll_bench_options_t *o, size_t *send_cap,
+                size_t *recv_cap) {
+    const size_t elem = shmcoll_bench_data_elem_size(o->type);
+    *send_cap = *recv_cap = 0;
+    for (int coll = 0; coll < SHMCOLL_BENCH_NCOLL; coll++) {
+        if (!o->run[coll]) continue;
+        c->coll = (shmcoll_bench_coll_t)coll;
+        for (size_t size = o->min_size; size; size = next_size(o, size)) {
+            if (shmcoll_bench_layout_fill(c, size) != 0) return -1;
+            /* bcast receives into its one buffer, the send buffer. */
+            size_t send = c->send_elems, recv = c->recv_elems;
+            if (coll == SHMCOLL_BENCH_BCAST) send = send > recv ? send : recv;
+            if (send * elem > *send_cap) *send_cap = send * elem;
+            if (recv * elem > *recv_cap) *recv_cap = recv * elem;
+            if (c->bytes > *send_cap) *send_cap = c->bytes;
+            if (c->bytes > *recv_cap) *recv_cap = c->bytes;
+        }
+    }
+    return 0;
 }
 
 int main(int argc, char **argv) {
@@ -35,52 +88,61 @@ int main(int argc, char **argv) {
 
     shmcoll_bench_options_t o;
     int parsed = shmcoll_bench_options_parse(argc, argv, rank, nprocs, &o);
-    size_t elem = shmcoll_bench_data_elem_size(o.type);
-    if (parsed == 0 && count_for(o.max_size, elem) > INT_MAX) {
-        if (rank == 0) fprintf(stderr, "shmcoll-bench: --max-size exceeds INT_MAX elements\n");
+    int *counts = malloc(5 * (size_t)nprocs * sizeof(int));
+    if (!counts) {
+        fprintf(stderr, "shmcoll-bench: rank %d: out of memory\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    shmcoll_bench_case_t c = {.type = o.type,
+                              .root = o.root,
+                              .rank = rank,
+                              .nprocs = nprocs,
+                              .comm = MPI_COMM_WORLD,
+                              .sendcounts = counts,
+                              .sdispls = counts + nprocs,
+                              .recvcounts = counts + 2 * nprocs,
+                              .rdispls = counts + 3 * nprocs,
+                              .shares = counts + 4 * nprocs};
+    size_t send_cap = 0, recv_cap = 0;
+    if (parsed == 0 && plan(&c, &o, &send_cap, &recv_cap) != 0) {
+        if (rank == 0)
+            fprintf(stderr,
+                    "shmcoll-bench: --max-size needs counts beyond INT_MAX elements at "
+                    "p=%d\n",
+                    nprocs);
         parsed = 2;
     }
     if (parsed != 0) {
+        free(counts);
         MPI_Finalize();
         return parsed == 1 ? 0 : 2;
     }
 
-    size_t cap = count_for(o.max_size, elem) * elem;
-    void *sendbuf = alloc_buffer(cap);
-    void *recvbuf = alloc_buffer(cap);
-    if (!sendbuf || !recvbuf) {
-        fprintf(stderr, "shmcoll-bench: rank %d cannot allocate 2 x %zu bytes\n", rank, cap);
+    c.sendbuf = alloc_buffer(send_cap);
+    c.recvbuf = alloc_buffer(recv_cap);
+    if (!c.sendbuf || !c.recvbuf) {
+        fprintf(stderr, "shmcoll-bench: rank %d cannot allocate %zu + %zu bytes\n", rank, send_cap,
+                recv_cap);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
 
+    copy_cache_t cache = {.used = 0};
     if (rank == 0) shmcoll_bench_report_header(&o, nprocs);
     for (int coll = 0; coll < SHMCOLL_BENCH_NCOLL; coll++) {
         if (!o.run[coll]) continue;
-        shmcoll_bench_case_t c = {.coll = (shmcoll_bench_coll_t)coll,
-                                  .type = o.type,
-                                  .root = o.root,
-                                  .rank = rank,
-                                  .nprocs = nprocs,
-                                  .comm = MPI_COMM_WORLD,
-                                  .sendbuf = sendbuf,
-                                  .recvbuf = recvbuf,
-                                  .cache_bust = o.cache_bust};
-        if (coll == SHMCOLL_BENCH_BARRIER) { /* no data: one row */
-            run_case(&c, &o);
-            continue;
-        }
-        for (size_t size = o.min_size;;) {
-            c.count = count_for(size, elem);
-            c.bytes = c.count * elem;
-            run_case(&c, &o);
-            if (size >= o.max_size) break;
-            /* Next step, then the maximum itself if the steps jump over it. */
-            size = size > o.max_size / o.factor ? o.max_size : size * o.factor;
+        c.coll = (shmcoll_bench_coll_t)coll;
+        for (size_t size = o.min_size; size; size = next_size(&o, size)) {
+            shmcoll_bench_layout_fill(&c, size);
+            run_row(&c, &o, o.bust == SHMCOLL_BENCH_BUST_ALL, &cache);
+            if (o.bust == SHMCOLL_BENCH_BUST_EXTRA && c.bytes >= o.bust_min)
+                run_row(&c, &o, 1, &cache);
+            if (coll == SHMCOLL_BENCH_BARRIER) break; /* no data: one row */
         }
     }
 
-    free(sendbuf);
-    free(recvbuf);
+    free(c.sendbuf);
+    free(c.recvbuf);
+    free(counts);
     MPI_Finalize();
     return 0;
 }

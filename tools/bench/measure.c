@@ -4,18 +4,23 @@
  *    communicator sets up its shared segment; the first call at a size faults pages in).
  * 2. Calibration (unless --iters is given): loops of growing length of both implementations until
  *    the slower one takes 20 ms, agreed over ranks (PMPI_Allreduce MAX), so every rank runs the
- *    same iteration count; the best rate seen is scaled to the target time per loop (--time).
+ *    same iteration count; the best rate seen is scaled to the target time per loop (--time;
+ *    by default 0.1 s for barrier, bcast, reduce, allreduce and 0.05 s for the others).
  * 3. `rounds` timed loops per implementation, alternating in ABBA order (MPI, shmcoll, shmcoll,
  *    MPI, ...) so slow drift and any advantage of going first or second cancel. Each loop starts
  *    after a PMPI_Barrier. Without cache-bust the loop is timed as a whole; with it each call is
  *    timed alone, after its (untimed) rewrite of the send buffer and a PMPI_Barrier.
  * 4. The per-rank mean time per call over all timed loops is reduced with MAX to rank 0: the
  *    slowest rank is what the application waits for.
+ * 5. shmcoll's DAV counter (bytes its kernels load and store on this rank) is read before and
+ *    after the timed loops; the growth per call, summed over ranks, is the DAV per call.
  * Every loop, warm-up and calibration included, ends with a check of its last iteration's result
- * on the ranks that receive one; a wrong result aborts the job with a message naming the case. */
+ * on the ranks that receive one (expect.c); a wrong result aborts the job naming the case. */
 #include "bench.h"
 
 #include <stdio.h>
+
+#include "shmcoll_mpi.h"
 
 /* The calibration stops once the slower implementation's loop takes this long. */
 #define CALIBRATION_SECONDS 0.02
@@ -28,80 +33,30 @@
  * pass its check with a stale result. Identical on all ranks: all run the same loops. */
 static unsigned long next_tag;
 
-/* One call. PMPI_* is the MPI library; MPI_* resolves to shmcoll, which is linked first. */
-static int call(const shmcoll_bench_case_t *c, shmcoll_bench_impl_t impl) {
-    const int lib = impl == SHMCOLL_BENCH_IMPL_MPI;
-    MPI_Datatype type = shmcoll_bench_data_mpi_type(c->type, c->coll);
-    int count = (int)c->count;
-    switch (c->coll) {
-    case SHMCOLL_BENCH_BARRIER:
-        return lib ? PMPI_Barrier(c->comm) : MPI_Barrier(c->comm);
-    case SHMCOLL_BENCH_BCAST:
-        return lib ? PMPI_Bcast(c->sendbuf, count, type, c->root, c->comm)
-                   : MPI_Bcast(c->sendbuf, count, type, c->root, c->comm);
-    case SHMCOLL_BENCH_REDUCE:
-        return lib ? PMPI_Reduce(c->sendbuf, c->recvbuf, count, type, MPI_SUM, c->root, c->comm)
-                   : MPI_Reduce(c->sendbuf, c->recvbuf, count, type, MPI_SUM, c->root, c->comm);
-    case SHMCOLL_BENCH_ALLREDUCE:
-        return lib ? PMPI_Allreduce(c->sendbuf, c->recvbuf, count, type, MPI_SUM, c->comm)
-                   : MPI_Allreduce(c->sendbuf, c->recvbuf, count, type, MPI_SUM, c->comm);
-    default:
-        return MPI_ERR_ARG;
-    }
-}
-
-/* Write the inputs of an iteration with `tag`: the send buffer of every rank, or of the root
- * only for bcast (the other ranks' buffer is its destination). */
+/* Write the inputs of an iteration with `tag`: every rank's send buffer (nothing on the ranks
+ * that send nothing: bcast and scatter(v) receivers). */
 static void write_input(const shmcoll_bench_case_t *c, unsigned long tag) {
-    if (c->coll == SHMCOLL_BENCH_BARRIER) return;
-    if (c->coll == SHMCOLL_BENCH_BCAST && c->rank != c->root) return;
-    shmcoll_bench_data_fill(c->type, c->sendbuf, c->count, c->rank, tag);
+    if (c->send_elems) shmcoll_bench_data_fill(c->type, c->sendbuf, c->send_elems, c->rank, tag);
 }
 
-/* Before a loop: inputs, and poisoned destinations. */
+/* Before a loop: inputs, and poisoned destinations (bcast receives into its one buffer). */
 static void prepare(const shmcoll_bench_case_t *c, unsigned long tag) {
-    if (c->coll == SHMCOLL_BENCH_BARRIER) return;
     write_input(c, tag);
-    if (c->coll == SHMCOLL_BENCH_BCAST) {
-        if (c->rank != c->root) shmcoll_bench_data_poison(c->sendbuf, c->bytes);
-    } else {
-        shmcoll_bench_data_poison(c->recvbuf, c->bytes);
-    }
+    void *dest = c->coll == SHMCOLL_BENCH_BCAST ? c->sendbuf : c->recvbuf;
+    shmcoll_bench_data_poison(dest, c->recv_elems * shmcoll_bench_data_elem_size(c->type));
 }
 
-static void check(const shmcoll_bench_case_t *c, shmcoll_bench_impl_t impl, unsigned long tag) {
-    const void *result;
-    switch (c->coll) {
-    case SHMCOLL_BENCH_BCAST:
-        result = c->sendbuf;
-        break;
-    case SHMCOLL_BENCH_REDUCE:
-        result = c->rank == c->root ? c->recvbuf : NULL;
-        break;
-    case SHMCOLL_BENCH_ALLREDUCE:
-        result = c->recvbuf;
-        break;
-    default:
-        result = NULL;
-        break;
-    }
-    if (result == NULL) return;
-    double got, want;
-    size_t bad = shmcoll_bench_data_check(c, result, tag, &got, &want);
-    if (bad == (size_t)-1) return;
-    char root[32] = "";
-    if (c->coll != SHMCOLL_BENCH_ALLREDUCE) snprintf(root, sizeof root, ", root %d", c->root);
-    fprintf(stderr,
-            "shmcoll-bench: WRONG RESULT of %s (%s implementation), %zu bytes of %s%s, "
-            "rank %d of %d: element %zu is %.17g, expected %.17g\n",
-            shmcoll_bench_coll_name(c->coll), shmcoll_bench_impl_name(impl), c->bytes,
-            shmcoll_bench_type_name(c->type), root, c->rank, c->nprocs, bad, got, want);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 3);
+/* This rank's cumulative DAV on the case's communicator, from libshmcoll's public query. The
+ * reference is weak so the benchmark also runs on a library without it: then 0 is returned
+ * and the DAV column shows "-". */
+#pragma weak shmcoll_stats_dav
+static int dav_read(const shmcoll_bench_case_t *c, unsigned long long *dav) {
+    *dav = 0;
+    return shmcoll_stats_dav && shmcoll_stats_dav(c->comm, dav) == MPI_SUCCESS;
 }
 
 static void call_or_abort(const shmcoll_bench_case_t *c, shmcoll_bench_impl_t impl) {
-    int rc = call(c, impl);
+    int rc = shmcoll_bench_call_run(c, impl);
     if (rc == MPI_SUCCESS) return;
     char text[MPI_MAX_ERROR_STRING];
     int len = 0;
@@ -135,7 +90,7 @@ static double timed_loop(const shmcoll_bench_case_t *c, shmcoll_bench_impl_t imp
         }
         tag += (unsigned long)iters - 1;
     }
-    check(c, impl, tag);
+    shmcoll_bench_expect_check(c, impl, tag);
     return seconds;
 }
 
@@ -157,6 +112,9 @@ static long calibrate(const shmcoll_bench_case_t *c, double target) {
             if (timed++ == 0 || rate < best) best = rate;
         }
         if ((t >= CALIBRATION_SECONDS && timed >= 2) || n >= MAX_ITERS) break;
+        /* A call so slow that even twice the rate would give the minimum count: a second probe
+         * cannot change the outcome and costs seconds at the largest sizes. */
+        if (n == 1 && t * MIN_ITERS >= 2 * target) break;
         /* Aim past the threshold from the rate seen so far, growing 2- to 64-fold a step. */
         double grow = t > 0 ? 1.5 * CALIBRATION_SECONDS / t : 64;
         n = (long)((double)n * (grow < 2 ? 2 : grow > 64 ? 64 : grow));
@@ -169,11 +127,16 @@ static long calibrate(const shmcoll_bench_case_t *c, double target) {
 
 void shmcoll_bench_measure_run(const shmcoll_bench_case_t *c, const shmcoll_bench_options_t *o,
                                shmcoll_bench_result_t *result) {
-    long warmup = o->iters ? (o->iters + 9) / 10 : 2;
+    /* Calibration starts with single calls, which warm up further. */
+    long warmup = o->iters ? (o->iters + 9) / 10 : 1;
     timed_loop(c, SHMCOLL_BENCH_IMPL_MPI, warmup);
     timed_loop(c, SHMCOLL_BENCH_IMPL_SHMCOLL, warmup);
-    long iters = o->iters ? o->iters : calibrate(c, o->target);
+    long iters = o->iters ? o->iters : calibrate(c, shmcoll_bench_options_target(o, c->coll));
 
+    /* The DAV counter only grows in shmcoll's calls, so its growth over the whole run of timed
+     * loops (the MPI library's loops add nothing) divided by the calls is the DAV per call. */
+    unsigned long long dav_start, dav_end;
+    int dav_known = dav_read(c, &dav_start);
     double seconds[SHMCOLL_BENCH_NIMPL] = {0, 0};
     for (int r = 0; r < o->rounds; r++) {
         shmcoll_bench_impl_t first = r % 2 ? SHMCOLL_BENCH_IMPL_SHMCOLL : SHMCOLL_BENCH_IMPL_MPI;
@@ -181,11 +144,20 @@ void shmcoll_bench_measure_run(const shmcoll_bench_case_t *c, const shmcoll_benc
         seconds[first] += timed_loop(c, first, iters);
         seconds[second] += timed_loop(c, second, iters);
     }
-    double usec[SHMCOLL_BENCH_NIMPL];
-    for (int i = 0; i < SHMCOLL_BENCH_NIMPL; i++) {
-        usec[i] = 1e6 * seconds[i] / ((double)iters * o->rounds);
-    }
-    PMPI_Reduce(usec, result->usec, SHMCOLL_BENCH_NIMPL, MPI_DOUBLE, MPI_MAX, 0, c->comm);
+    dav_known = dav_read(c, &dav_end) && dav_known;
+    const double calls = (double)iters * o->rounds;
+    /* Maximum over ranks of the times per call, and of 1 where a rank could not read its DAV;
+     * sum over ranks of the DAV per call. Two reductions: each costs milliseconds on an
+     * oversubscribed node. */
+    double worst[SHMCOLL_BENCH_NIMPL + 1], worst_all[SHMCOLL_BENCH_NIMPL + 1];
+    for (int i = 0; i < SHMCOLL_BENCH_NIMPL; i++) worst[i] = 1e6 * seconds[i] / calls;
+    worst[SHMCOLL_BENCH_NIMPL] = !dav_known;
+    double dav = dav_known ? (double)(dav_end - dav_start) / calls : 0;
+    PMPI_Reduce(worst, worst_all, SHMCOLL_BENCH_NIMPL + 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
+    PMPI_Reduce(&dav, &result->dav, 1, MPI_DOUBLE, MPI_SUM, 0, c->comm);
+    for (int i = 0; i < SHMCOLL_BENCH_NIMPL; i++) result->usec[i] = worst_all[i];
+    result->dav_known = worst_all[SHMCOLL_BENCH_NIMPL] == 0;
     result->iters = iters;
     result->rounds = o->rounds;
+    result->copy_gbs = 0;
 }

@@ -9,11 +9,47 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const coll_names[SHMCOLL_BENCH_NCOLL] = {"barrier", "bcast", "reduce",
-                                                            "allreduce"};
+static const char *const coll_names[SHMCOLL_BENCH_NCOLL] = {
+    "barrier",        "bcast",   "reduce",  "allreduce", "reduce_scatter_block",
+    "reduce_scatter", "scan",    "exscan",  "allgather", "allgatherv",
+    "gather",         "gatherv", "scatter", "scatterv",  "alltoall",
+    "alltoallv"};
 
 const char *shmcoll_bench_coll_name(shmcoll_bench_coll_t coll) {
     return coll_names[coll];
+}
+
+double shmcoll_bench_options_target(const shmcoll_bench_options_t *o, shmcoll_bench_coll_t coll) {
+    if (o->target > 0) return o->target;
+    return coll <= SHMCOLL_BENCH_ALLREDUCE ? 0.1 : 0.05;
+}
+
+int shmcoll_bench_coll_reduces(shmcoll_bench_coll_t coll) {
+    switch (coll) {
+    case SHMCOLL_BENCH_REDUCE:
+    case SHMCOLL_BENCH_ALLREDUCE:
+    case SHMCOLL_BENCH_REDUCE_SCATTER_BLOCK:
+    case SHMCOLL_BENCH_REDUCE_SCATTER:
+    case SHMCOLL_BENCH_SCAN:
+    case SHMCOLL_BENCH_EXSCAN:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int shmcoll_bench_coll_rooted(shmcoll_bench_coll_t coll) {
+    switch (coll) {
+    case SHMCOLL_BENCH_BCAST:
+    case SHMCOLL_BENCH_REDUCE:
+    case SHMCOLL_BENCH_GATHER:
+    case SHMCOLL_BENCH_GATHERV:
+    case SHMCOLL_BENCH_SCATTER:
+    case SHMCOLL_BENCH_SCATTERV:
+        return 1;
+    default:
+        return 0;
+    }
 }
 
 const char *shmcoll_bench_type_name(shmcoll_bench_type_t type) {
@@ -33,21 +69,32 @@ const char *shmcoll_bench_impl_name(shmcoll_bench_impl_t impl) {
 }
 
 static void usage(FILE *out) {
-    fprintf(out,
-            "usage: shmcoll-bench [options]\n"
-            "Times the MPI library's collectives (PMPI_*) and shmcoll's (MPI_*) side by side.\n"
-            "  --coll LIST      collectives to run: barrier,bcast,reduce,allreduce (default all)\n"
-            "  --min-size N     smallest message in bytes, suffixes k/M/G (default 8)\n"
-            "  --max-size N     largest message in bytes (default 64M)\n"
-            "  --factor F       size step: min, min*F, min*F^2, ..., then max (default 8)\n"
-            "  --iters N        timed iterations per loop (default: calibrated to --time)\n"
-            "  --time S         seconds per timed loop when calibrating (default 0.1)\n"
-            "  --rounds R       timed loops per implementation, alternating (default 2)\n"
-            "  --root R         root of bcast and reduce (default 0)\n"
-            "  --type T         double, int or byte; reductions use MPI_SUM (default double)\n"
-            "  --cache-bust     rewrite the send buffer before every iteration (not timed)\n"
-            "  --csv            machine-readable output\n"
-            "  --help           this text\n");
+    fprintf(
+        out,
+        "usage: shmcoll-bench [options]\n"
+        "Times the MPI library's collectives (PMPI_*) and shmcoll's (MPI_*) side by side.\n"
+        "  --coll LIST      collectives to run, comma-separated (default all):\n"
+        "                   barrier, bcast, reduce, allreduce, reduce_scatter_block,\n"
+        "                   reduce_scatter, scan, exscan, allgather, allgatherv, gather,\n"
+        "                   gatherv, scatter, scatterv, alltoall, alltoallv\n"
+        "  --min-size N     smallest size in bytes, suffixes k/M/G (default 8); per collective\n"
+        "                   the vector (reductions, bcast) or one rank's block (gathers,\n"
+        "                   scatters, all-to-alls; the mean block for the v variants)\n"
+        "  --max-size N     largest message in bytes (default 64M)\n"
+        "  --factor F       size step: min, min*F, min*F^2, ..., then max (default 8)\n"
+        "  --iters N        timed iterations per loop (default: calibrated to --time)\n"
+        "  --time S         seconds per timed loop when calibrating (default 0.1 for\n"
+        "                   barrier, bcast, reduce, allreduce; 0.05 for the others)\n"
+        "  --rounds R       timed loops per implementation, alternating (default 2)\n"
+        "  --root R         root of bcast, reduce, gather(v), scatter(v) (default 0)\n"
+        "  --type T         double, int or byte; reductions use MPI_SUM (default double)\n"
+        "  --cache-bust     rewrite the send buffer before every call (not timed), all rows\n"
+        "  --cache-bust-from N  sizes from N up get an extra cache-busted row, marked +cb\n"
+        "                   (default 64k)\n"
+        "  --no-cache-bust-rows  no extra cache-busted rows\n"
+        "  --no-copy        do not measure the memcpy bandwidth (copy GB/s column)\n"
+        "  --csv            machine-readable output\n"
+        "  --help           this text\n");
 }
 
 /* "64k", "2M", "1g", "4096", "8B", "16MiB" -> bytes (binary multiples); 0 when malformed. */
@@ -69,9 +116,9 @@ static int parse_colls(char *list, int *run) {
     memset(run, 0, sizeof(int) * SHMCOLL_BENCH_NCOLL);
     for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
          name = strtok_r(NULL, ",", &save)) {
-        int found = 0;
+        int all = strcasecmp(name, "all") == 0, found = all;
         for (int c = 0; c < SHMCOLL_BENCH_NCOLL; c++) {
-            if (strcasecmp(name, coll_names[c]) == 0) run[c] = found = 1;
+            if (all || strcasecmp(name, coll_names[c]) == 0) run[c] = found = 1;
         }
         if (!found) return -1;
     }
@@ -98,6 +145,9 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
                                              {"root", required_argument, NULL, 'R'},
                                              {"type", required_argument, NULL, 'T'},
                                              {"cache-bust", no_argument, NULL, 'b'},
+                                             {"cache-bust-from", required_argument, NULL, 'B'},
+                                             {"no-cache-bust-rows", no_argument, NULL, 'N'},
+                                             {"no-copy", no_argument, NULL, 'n'},
                                              {"csv", no_argument, NULL, 'C'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
@@ -105,12 +155,14 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
                                    .max_size = (size_t)64 << 20,
                                    .factor = 8,
                                    .rounds = 2,
-                                   .target = 0.1,
-                                   .type = SHMCOLL_BENCH_DOUBLE};
+                                   .type = SHMCOLL_BENCH_DOUBLE,
+                                   .bust = SHMCOLL_BENCH_BUST_EXTRA,
+                                   .bust_min = (size_t)64 << 10,
+                                   .copy = 1};
     for (int c = 0; c < SHMCOLL_BENCH_NCOLL; c++) o->run[c] = 1;
 
     opterr = 0; /* messages come from fail(), on rank 0 only */
-    int opt;
+    int opt, no_extra = 0;
     char *end;
     while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (opt) {
@@ -157,7 +209,16 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
                 return fail(rank, "--type must be double, int or byte", optarg);
             break;
         case 'b':
-            o->cache_bust = 1;
+            o->bust = SHMCOLL_BENCH_BUST_ALL;
+            break;
+        case 'B':
+            if ((o->bust_min = parse_size(optarg)) == 0) return fail(rank, "bad size", optarg);
+            break;
+        case 'N':
+            no_extra = 1;
+            break;
+        case 'n':
+            o->copy = 0;
             break;
         case 'C':
             o->csv = 1;
@@ -170,6 +231,8 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
         }
     }
     if (optind < argc) return fail(rank, "unexpected argument", argv[optind]);
+    /* --cache-bust wins: every row is already cache-busted. */
+    if (no_extra && o->bust == SHMCOLL_BENCH_BUST_EXTRA) o->bust = SHMCOLL_BENCH_BUST_NONE;
     if (o->min_size > o->max_size) return fail(rank, "--min-size exceeds --max-size", NULL);
     return 0;
 }
