@@ -38,8 +38,6 @@ static inline void coll_copy(shmcoll_team_t *team, void *dst, const void *src, s
     team->dav += 2 * bytes;
 }
 
-size_t shmcoll_coll_usable_cache(void);
-
 /* A copy into a destination the caller will not read again soon (a receive buffer being filled
  * for the application): streaming stores when the algorithm's working set — send, receive and
  * shared buffers (YHCCL Algorithms 2-4) — exceeds the usable cache, so the copy neither evicts
@@ -47,7 +45,7 @@ size_t shmcoll_coll_usable_cache(void);
 static inline void coll_copy_out(shmcoll_team_t *team, void *dst, const void *src, size_t bytes,
                                  size_t working_set) {
     if (!bytes || dst == src) return;
-    if (shmcoll_kernel_nt_wanted(working_set, 0, shmcoll_coll_usable_cache()))
+    if (shmcoll_kernel_nt_wanted(working_set, 0, team->usable_cache))
         shmcoll_kernel_copy_nt(dst, src, bytes);
     else
         shmcoll_kernel_copy(dst, src, bytes);

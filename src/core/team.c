@@ -108,6 +108,7 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     shmcoll_topo_affinity(&mine.affinity);
     if (shmcoll_shm_segment_random(mine.nonce) != SHMCOLL_OK) local_ok = 0;
     shmcoll_team_topo_place_self(rank, size, &mine.affinity, &mine.place);
+    team->usable_cache = shmcoll_team_topo_usable_cache(&mine.place);
     if (bs->allgather(bs->ctx, &mine, members, sizeof mine)) {
         status = SHMCOLL_ERR_SYSTEM;
         goto fail;
@@ -179,9 +180,11 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     waiter->error = team->error;
     waiter->error_len = sizeof team->error;
     team->last_algo = "none";
-    shmcoll_log_verbose("team of %d ranks on %d cpus%s: segment %zu bytes, chunk %zu", size,
-                        team->ncpus, team->oversubscribed ? " (oversubscribed: yielding)" : "",
-                        offers[0].bytes, offers[0].chunk);
+    shmcoll_log_verbose("team of %d ranks on %d cpus%s: segment %zu bytes, chunk %zu, usable "
+                        "cache %zu bytes",
+                        size, team->ncpus,
+                        team->oversubscribed ? " (oversubscribed: yielding)" : "", offers[0].bytes,
+                        offers[0].chunk, team->usable_cache);
     free(members), free(offers), free(attached);
     *out = team;
     return SHMCOLL_OK;

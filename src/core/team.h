@@ -55,6 +55,8 @@ typedef struct shmcoll_team {
     void *select_state;
     void (*select_state_free)(void *state);
 
+    size_t usable_cache; /* for non-temporal decisions (core/team_topo.h) */
+
     uint64_t dav;            /* bytes loaded + stored by this member's copy/reduce kernels */
     const char *last_algo;   /* name of the algorithm the last collective used */
     shmcoll_status_t failed; /* sticky: a team that timed out or lost a member stays unusable */

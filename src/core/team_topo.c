@@ -2,6 +2,7 @@
 #include "core/config.h"
 #include "core/log.h"
 #include "core/team.h"
+#include "kernels/nt_policy.h"
 #include "topo/topo.h"
 
 #include <pthread.h>
@@ -54,6 +55,18 @@ void shmcoll_team_topo_place_self(int rank, int size, const cpu_set_t *affinity,
             shmcoll_topo_place_unknown(place);
     }
     pthread_mutex_unlock(&topo_lock);
+}
+
+size_t shmcoll_team_topo_usable_cache(const shmcoll_topo_place_t *place) {
+    shmcoll_topo_caches_t caches = {0};
+    pthread_mutex_lock(&topo_lock);
+    shmcoll_topo_t *topo = configured_topo();
+    int known = topo && shmcoll_topo_caches(topo, place->pu, &caches) == SHMCOLL_OK;
+    pthread_mutex_unlock(&topo_lock);
+    if (!known) return 0;
+    /* When the LLC is the L2 itself, it must not be counted twice. */
+    size_t l2 = caches.llc_level > 2 ? caches.l2_size : 0;
+    return shmcoll_kernel_usable_cache(caches.llc_size, l2, caches.llc_cores, caches.llc_inclusive);
 }
 
 shmcoll_status_t shmcoll_team_hierarchy(shmcoll_team_t *team, const char *levels, int root,

@@ -20,6 +20,11 @@ struct shmcoll_team;
 void shmcoll_team_topo_place_self(int rank, int size, const cpu_set_t *affinity,
                                   shmcoll_topo_place_t *place);
 
+/* The cache capacity non-temporal decisions compare working sets with (YHCCL §4): the LLC over
+ * this member's PU (or the first PU when unplaced) of the configured topology, plus every core's
+ * L2 when the LLC is not inclusive; 0 when the topology does not say (copies stay temporal). */
+size_t shmcoll_team_topo_usable_cache(const shmcoll_topo_place_t *place);
+
 /* The hierarchy of the team over `levels` (a sensitivity list such as "l3,numa,socket"), with
  * `root` leading its groups (-1: lowest ranks lead). Built on first use and cached in the team;
  * INVALID when the list does not parse. */

@@ -34,16 +34,25 @@ int shmcoll_kernel_nt_decide(shmcoll_nt_mode_t mode, size_t working_set, int des
     }
 }
 
-shmcoll_nt_mode_t shmcoll_kernel_nt_mode(void) {
-    /* The last malformed value warned about: one warning per setting, not one per call. */
-    static _Atomic(const char *) warned;
-    const char *text = shmcoll_config()->nt;
+static shmcoll_nt_mode_t parse_mode(const char *text) {
     if (!text || !*text || !strcasecmp(text, "auto")) return SHMCOLL_NT_AUTO;
     if (!strcasecmp(text, "always")) return SHMCOLL_NT_ALWAYS;
     if (!strcasecmp(text, "never")) return SHMCOLL_NT_NEVER;
-    if (atomic_exchange(&warned, text) != text)
-        shmcoll_log_warn("SHMCOLL_NT=%s is not auto, always or never; using auto", text);
+    shmcoll_log_warn("SHMCOLL_NT=%s is not auto, always or never; using auto", text);
     return SHMCOLL_NT_AUTO;
+}
+
+/* Asked on every copy-out, so the setting is parsed once per value of the knob (the config
+ * string only changes when the environment is read again), which also warns once per setting. */
+shmcoll_nt_mode_t shmcoll_kernel_nt_mode(void) {
+    static _Atomic(const char *) parsed_text;
+    static _Atomic int parsed_mode;
+    const char *text = shmcoll_config()->nt;
+    if (atomic_load_explicit(&parsed_text, memory_order_acquire) != text) {
+        atomic_store_explicit(&parsed_mode, parse_mode(text), memory_order_relaxed);
+        atomic_store_explicit(&parsed_text, text, memory_order_release);
+    }
+    return (shmcoll_nt_mode_t)atomic_load_explicit(&parsed_mode, memory_order_relaxed);
 }
 
 int shmcoll_kernel_nt_wanted(size_t working_set, int dest_reused_soon, size_t usable_cache) {
