@@ -34,15 +34,8 @@ static shmcoll_status_t alltoall_rounds(shmcoll_team_t *team, const char *sendbu
                       sendbuf + coll_bytes_displ(out, r) + round * piece, n);
         }
         shmcoll_channel_post(ch, step);
-        for (int i = 1; i < p; i++) {
-            const int q = (me + i) % p;
-            const size_t n = coll_round_bytes(coll_bytes_count(in, q), round, piece);
-            if (!n) continue;
-            SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, q, step));
-            coll_copy_out(team, recvbuf + coll_bytes_displ(in, q) + round * piece,
-                          (char *)shmcoll_channel_buffer(ch, q, step) + (size_t)me * piece, n,
-                          working_set);
-        }
+        SHMCOLL_CHECK(shmcoll_coll_collect_round(team, step, 0, (size_t)me * piece, in, round,
+                                                 piece, recvbuf, working_set));
         shmcoll_channel_ack(ch, step);
     }
     return SHMCOLL_OK;

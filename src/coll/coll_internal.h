@@ -142,6 +142,13 @@ static inline size_t coll_piece_per_member(size_t chunk, int p) {
     return piece >= 64 ? piece & ~(size_t)63 : (piece ? piece : 1);
 }
 
+/* Copies piece `round` of every other member's block (bytes at `slot_offset` of its slot of
+ * `step`) to recvbuf at the block's displacement, starting with the right-hand neighbour. */
+shmcoll_status_t shmcoll_coll_collect_round(shmcoll_team_t *team, uint64_t step, int use_inline,
+                                            size_t slot_offset, const coll_bytes_t *blocks,
+                                            size_t round, size_t piece, char *recvbuf,
+                                            size_t working_set);
+
 /* One step in which `root` (or, with COLL_ALL, every member) publishes a number in its inline
  * area; returns the root's number, or the maximum over all members. Used by the v-variants, where
  * only some members know how many rounds the collective takes. */

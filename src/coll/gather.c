@@ -30,16 +30,9 @@ static shmcoll_status_t gather_rounds(shmcoll_team_t *team, const char *mine, si
             }
         }
         shmcoll_channel_post(ch, step);
-        if (me == root) {
-            for (int i = 1; i < p; i++) {
-                const int q = (root + i) % p;
-                const size_t m = coll_round_bytes(coll_bytes_count(blocks, q), round, piece);
-                if (!m) continue;
-                SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, q, step));
-                coll_copy_out(team, recvbuf + coll_bytes_displ(blocks, q) + round * piece,
-                              coll_slot(ch, q, step, use_inline), m, working_set);
-            }
-        }
+        if (me == root)
+            SHMCOLL_CHECK(shmcoll_coll_collect_round(team, step, use_inline, 0, blocks, round,
+                                                     piece, recvbuf, working_set));
         shmcoll_channel_ack(ch, step);
     }
     return SHMCOLL_OK;
