@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define P           4
 #define BIG_COUNT   ((size_t)2 << 20) /* doubles: 16 MB */
@@ -39,23 +38,9 @@ typedef struct loop_ctx {
     double *send, *recv;
     unsigned char *bytes;
     shmcoll_reduce_op_t op;
+    fault_trigger_t trigger; /* the victim dies on its user function's 20th call: in the middle
+                                of its second allreduce or so */
 } loop_ctx_t;
-
-static int user_op_calls;
-
-/* The victim's user function: dies on its 20th call, in the middle of its second allreduce or
- * so. Everyone else's adds doubles. */
-static void sum_or_die(const void *in, void *inout, size_t n, void *ctx) {
-    const loop_ctx_t *lc = ctx;
-    if (team_harness_rank() == lc->sc->victim && ++user_op_calls == 20) {
-        fault_shared_t *shared = team_harness_shared();
-        atomic_store(&shared->fault_at, team_harness_now());
-        raise(SIGKILL);
-    }
-    const double *a = in;
-    double *b = inout;
-    for (size_t i = 0; i < n; i++) b[i] += a[i];
-}
 
 static shmcoll_status_t one_call(shmcoll_team_t *team, long k, void *ctx) {
     loop_ctx_t *lc = ctx;
@@ -72,10 +57,9 @@ static shmcoll_status_t one_call(shmcoll_team_t *team, long k, void *ctx) {
 
 static int body(shmcoll_team_t *team, void *arg) {
     const scenario_t *sc = arg;
-    fault_shared_t *shared = team_harness_shared();
-    loop_ctx_t lc = {.sc = sc};
+    loop_ctx_t lc = {.sc = sc, .trigger = {.victim = sc->victim, .signal = SIGKILL, .at_call = 20}};
     if (team->rank == sc->victim && sc->how == KILLED_AT_START) {
-        atomic_store(&shared->fault_at, team_harness_now());
+        fault_mark();
         raise(SIGKILL);
     }
     lc.op =
@@ -85,8 +69,8 @@ static int body(shmcoll_team_t *team, void *arg) {
                               .commutative = 1,
                               .name = "MPI_SUM/double"};
     if (sc->how == KILLED_IN_USER_OP)
-        lc.op = (shmcoll_reduce_op_t){.user_fn = sum_or_die,
-                                      .user_ctx = &lc,
+        lc.op = (shmcoll_reduce_op_t){.user_fn = fault_sum_or_signal,
+                                      .user_ctx = &lc.trigger,
                                       .size = 8,
                                       .extent = 8,
                                       .commutative = 1,
@@ -98,16 +82,8 @@ static int body(shmcoll_team_t *team, void *arg) {
     for (size_t i = 0; i < BIG_COUNT; i++) lc.send[i] = team->rank + 1;
     memset(lc.bytes, team->rank, BCAST_BYTES);
 
-    if (team->rank == sc->victim) {
-        /* Loops until it is killed; the parent kills it after two completed calls. */
-        const double give_up = team_harness_now() + 30.0;
-        for (long k = 0; team_harness_now() < give_up; k++) {
-            if (one_call(team, k, &lc) != SHMCOLL_OK) break;
-            atomic_fetch_add(&shared->records[team->rank].calls, 1);
-        }
-        team_harness_log("victim: still alive after its loop");
-        return 1;
-    }
+    /* The victim loops until it is killed; the parent kills it after two completed calls. */
+    if (team->rank == sc->victim) return fault_victim_loop(team, one_call, &lc, 30.0);
     fault_survivor_loop(team, one_call, &lc, P - 1, 30.0);
     free(lc.send), free(lc.recv), free(lc.bytes);
     return 0;
@@ -116,17 +92,8 @@ static int body(shmcoll_team_t *team, void *arg) {
 /* Parent: kill the victim a few milliseconds into its third call. */
 static void monitor(const team_harness_child_t *children, int p, double elapsed, void *arg) {
     const scenario_t *sc = arg;
-    fault_shared_t *shared = team_harness_shared();
-    static double third_call_seen;
-    if (sc->how != KILLED_BY_PARENT || atomic_load(&shared->fault_at) != 0) return;
-    if (atomic_load(&shared->records[sc->victim].calls) < 2) {
-        third_call_seen = 0;
-        return;
-    }
-    if (third_call_seen == 0) third_call_seen = elapsed;
-    if (elapsed - third_call_seen < 0.005) return;
-    atomic_store(&shared->fault_at, team_harness_now());
-    kill(children[sc->victim].pid, SIGKILL);
+    if (sc->how == KILLED_BY_PARENT)
+        fault_signal_in_third_call(children, sc->victim, SIGKILL, elapsed);
 }
 
 int main(void) {
@@ -141,28 +108,18 @@ int main(void) {
     unsetenv("SHMCOLL_TIMEOUT"); /* the default 300 s: only the liveness check can be fast */
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
         const scenario_t *sc = &scenarios[i];
-        team_harness_child_t children[P];
-        static fault_shared_t outcome;
-        team_harness_spec_t spec = {.p = P,
-                                    .body = body,
-                                    .arg = (void *)sc,
-                                    .timeout_s = 60.0,
-                                    .monitor = monitor,
-                                    .shared_bytes = sizeof(fault_shared_t),
-                                    .shared_out = &outcome,
-                                    .children = children,
-                                    .expect_failures = 1};
-        double start = team_harness_now();
-        printf("test_dead_peer: %s\n", sc->name);
-        team_harness_run_spec(&spec);
+        team_harness_spec_t spec = {
+            .p = P, .body = body, .arg = (void *)sc, .timeout_s = 60.0, .monitor = monitor};
         char victim[16];
         snprintf(victim, sizeof victim, "rank %d", sc->victim);
         const char *const must[] = {victim, NULL};
-        int problems = fault_check_children(&spec, sc->victim, SIGKILL);
-        problems += fault_check_survivors(&outcome, P, sc->victim, allowed, 2, must, 10.0);
-        printf("test_dead_peer: %s: %s (%.2f s)\n", sc->name, problems ? "FAILED" : "ok",
-               team_harness_now() - start);
-        failures += problems != 0;
+        const fault_expect_t expect = {.victim = sc->victim,
+                                       .signal = SIGKILL,
+                                       .allowed = allowed,
+                                       .n_allowed = 2,
+                                       .must_contain = must,
+                                       .max_latency_s = 10.0};
+        failures += fault_run_scenario("test_dead_peer", sc->name, &spec, &expect);
     }
     return failures != 0;
 }

@@ -23,21 +23,8 @@ typedef struct loop_ctx {
     double *send, *recv;
     unsigned char *bytes;
     shmcoll_reduce_op_t op;
+    fault_trigger_t trigger; /* the victim stops on its user function's 10th call */
 } loop_ctx_t;
-
-static int user_op_calls;
-
-/* The victim's user function stops the process on its 10th call; the others just add. */
-static void sum_or_stop(const void *in, void *inout, size_t n, void *ctx) {
-    if (team_harness_rank() == VICTIM && ++user_op_calls == 10) {
-        fault_shared_t *shared = team_harness_shared();
-        atomic_store(&shared->fault_at, team_harness_now());
-        raise(SIGSTOP);
-    }
-    const double *a = in;
-    double *b = inout;
-    for (size_t i = 0; i < n; i++) b[i] += a[i];
-}
 
 static shmcoll_status_t one_call(shmcoll_team_t *team, long k, void *ctx) {
     loop_ctx_t *lc = ctx;
@@ -46,23 +33,19 @@ static shmcoll_status_t one_call(shmcoll_team_t *team, long k, void *ctx) {
 }
 
 static int body(shmcoll_team_t *team, void *arg) {
-    loop_ctx_t lc = {.bcast = *(const int *)arg};
-    lc.op = (shmcoll_reduce_op_t){
-        .user_fn = sum_or_stop, .size = 8, .extent = 8, .commutative = 1, .name = "sum-or-stop"};
+    loop_ctx_t lc = {.bcast = *(const int *)arg,
+                     .trigger = {.victim = VICTIM, .signal = SIGSTOP, .at_call = 10}};
+    lc.op = (shmcoll_reduce_op_t){.user_fn = fault_sum_or_signal,
+                                  .user_ctx = &lc.trigger,
+                                  .size = 8,
+                                  .extent = 8,
+                                  .commutative = 1,
+                                  .name = "sum-or-stop"};
     lc.send = calloc(COUNT, sizeof(double));
     lc.recv = calloc(COUNT, sizeof(double));
     lc.bytes = calloc(BCAST_BYTES, 1);
     if (!lc.send || !lc.recv || !lc.bytes) return 1;
-    if (team->rank == VICTIM) {
-        fault_shared_t *shared = team_harness_shared();
-        const double give_up = team_harness_now() + 30.0;
-        for (long k = 0; team_harness_now() < give_up; k++) {
-            if (one_call(team, k, &lc) != SHMCOLL_OK) break;
-            atomic_fetch_add(&shared->records[VICTIM].calls, 1);
-        }
-        team_harness_log("victim: still running after its loop");
-        return 1;
-    }
+    if (team->rank == VICTIM) return fault_victim_loop(team, one_call, &lc, 30.0);
     fault_survivor_loop(team, one_call, &lc, P - 1, 30.0);
     free(lc.send), free(lc.recv), free(lc.bytes);
     return 0;
@@ -73,17 +56,7 @@ static int body(shmcoll_team_t *team, void *arg) {
 static void monitor(const team_harness_child_t *children, int p, double elapsed, void *arg) {
     const int bcast = *(const int *)arg;
     fault_shared_t *shared = team_harness_shared();
-    static double third_call_seen;
-    if (bcast && atomic_load(&shared->fault_at) == 0) {
-        if (atomic_load(&shared->records[VICTIM].calls) < 2) {
-            third_call_seen = 0;
-            return;
-        }
-        if (third_call_seen == 0) third_call_seen = elapsed;
-        if (elapsed - third_call_seen < 0.005) return;
-        atomic_store(&shared->fault_at, team_harness_now());
-        kill(children[VICTIM].pid, SIGSTOP);
-    }
+    if (bcast) fault_signal_in_third_call(children, VICTIM, SIGSTOP, elapsed);
     if (atomic_load(&shared->survivors_finished) == p - 1 && !children[VICTIM].finished)
         kill(children[VICTIM].pid, SIGKILL);
 }
@@ -96,27 +69,16 @@ int main(void) {
     static const char *const ops[] = {"allreduce", "bcast"};
     int failures = 0;
     for (int bcast = 0; bcast < 2; bcast++) {
-        team_harness_child_t children[P];
-        static fault_shared_t outcome;
-        team_harness_spec_t spec = {.p = P,
-                                    .body = body,
-                                    .arg = &bcast,
-                                    .timeout_s = 60.0,
-                                    .env = env,
-                                    .monitor = monitor,
-                                    .shared_bytes = sizeof(fault_shared_t),
-                                    .shared_out = &outcome,
-                                    .children = children,
-                                    .expect_failures = 1};
-        double start = team_harness_now();
-        printf("test_stopped_peer: %s\n", names[bcast]);
-        team_harness_run_spec(&spec);
+        team_harness_spec_t spec = {
+            .p = P, .body = body, .arg = &bcast, .timeout_s = 60.0, .env = env, .monitor = monitor};
         const char *const must[] = {"rank 1", ops[bcast], NULL};
-        int problems = fault_check_children(&spec, VICTIM, SIGKILL);
-        problems += fault_check_survivors(&outcome, P, VICTIM, allowed, 1, must, 5.0);
-        printf("test_stopped_peer: %s: %s (%.2f s)\n", names[bcast], problems ? "FAILED" : "ok",
-               team_harness_now() - start);
-        failures += problems != 0;
+        const fault_expect_t expect = {.victim = VICTIM,
+                                       .signal = SIGKILL,
+                                       .allowed = allowed,
+                                       .n_allowed = 1,
+                                       .must_contain = must,
+                                       .max_latency_s = 5.0};
+        failures += fault_run_scenario("test_stopped_peer", names[bcast], &spec, &expect);
     }
     return failures != 0;
 }

@@ -285,15 +285,6 @@ out:
     return failed;
 }
 
-/* The broadcast payload: byte i from the 64-bit word i / 8 of the stream for (seed, root). */
-static void bcast_pattern(uint64_t seed, int root, unsigned char *out, size_t bytes) {
-    for (size_t i = 0; i < bytes; i += 8) {
-        uint64_t w = test_data_mix(seed, (uint64_t)root, i / 8);
-        size_t n = bytes - i < 8 ? bytes - i : 8;
-        for (size_t k = 0; k < n; k++) out[i + k] = (unsigned char)(w >> (8 * k));
-    }
-}
-
 int coll_check_bcast(shmcoll_team_t *team, const coll_case_t *c) {
     char desc[192];
     coll_case_format("bcast", c, desc, sizeof desc);
@@ -302,7 +293,8 @@ int coll_check_bcast(shmcoll_team_t *team, const coll_case_t *c) {
     unsigned char *want = malloc(bytes ? bytes : 1);
     int failed = !want || guarded_alloc(&buf, bytes, offset);
     if (failed) goto out;
-    bcast_pattern(c->seed, c->root, want, bytes);
+    /* The payload: the byte stream of (seed, root). */
+    test_data_bytes(want, 0, bytes, c->seed, (uint64_t)c->root);
     if (team->rank == c->root) memcpy(buf.data, want, bytes);
 
     shmcoll_status_t status = shmcoll_bcast(team, buf.data, bytes, c->root);

@@ -1,4 +1,4 @@
-/* Survivor loop and parent-side checks of the fault tests; see fault_check.h. */
+/* Victim helpers, survivor loop and parent-side checks of the fault tests; see fault_check.h. */
 #include "fault_check.h"
 
 #include "coll/coll.h"
@@ -7,6 +7,48 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+
+void fault_mark(void) {
+    fault_shared_t *shared = team_harness_shared();
+    atomic_store(&shared->fault_at, team_harness_now());
+}
+
+void fault_sum_or_signal(const void *in, void *inout, size_t n, void *ctx) {
+    fault_trigger_t *t = ctx;
+    if (team_harness_rank() == t->victim && ++t->calls == t->at_call) {
+        fault_mark();
+        raise(t->signal);
+    }
+    const double *a = in;
+    double *b = inout;
+    for (size_t i = 0; i < n; i++) b[i] += a[i];
+}
+
+int fault_victim_loop(shmcoll_team_t *team, fault_call_fn call, void *ctx, double max_s) {
+    fault_shared_t *shared = team_harness_shared();
+    const double give_up = team_harness_now() + max_s;
+    for (long k = 0; team_harness_now() < give_up; k++) {
+        if (call(team, k, ctx) != SHMCOLL_OK) break;
+        atomic_fetch_add(&shared->records[team->rank].calls, 1);
+    }
+    team_harness_log("victim: still running after its loop");
+    return 1;
+}
+
+void fault_signal_in_third_call(const team_harness_child_t *children, int victim, int signal,
+                                double elapsed_s) {
+    fault_shared_t *shared = team_harness_shared();
+    static double third_call_seen;
+    if (atomic_load(&shared->fault_at) != 0) return;
+    if (atomic_load(&shared->records[victim].calls) < 2) {
+        third_call_seen = 0;
+        return;
+    }
+    if (third_call_seen == 0) third_call_seen = elapsed_s;
+    if (elapsed_s - third_call_seen < 0.005) return;
+    atomic_store(&shared->fault_at, team_harness_now());
+    kill(children[victim].pid, signal);
+}
 
 void fault_survivor_loop(shmcoll_team_t *team, fault_call_fn call, void *ctx, int survivors,
                          double max_s) {
@@ -116,4 +158,24 @@ int fault_check_children(const team_harness_spec_t *spec, int victim, int signal
         problems++;
     }
     return problems;
+}
+
+int fault_run_scenario(const char *test, const char *name, team_harness_spec_t *spec,
+                       const fault_expect_t *expect) {
+    static team_harness_child_t children[TEAM_HARNESS_MAX_P];
+    static fault_shared_t outcome;
+    spec->shared_bytes = sizeof outcome;
+    spec->shared_out = &outcome;
+    spec->children = children;
+    spec->expect_failures = 1;
+    const double start = team_harness_now();
+    printf("%s: %s\n", test, name);
+    team_harness_run_spec(spec);
+    int problems = fault_check_children(spec, expect->victim, expect->signal);
+    problems +=
+        fault_check_survivors(&outcome, spec->p, expect->victim, expect->allowed, expect->n_allowed,
+                              expect->must_contain, expect->max_latency_s);
+    printf("%s: %s: %s (%.2f s)\n", test, name, problems ? "FAILED" : "ok",
+           team_harness_now() - start);
+    return problems != 0;
 }

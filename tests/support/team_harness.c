@@ -401,15 +401,29 @@ int team_harness_run(int p, team_harness_body_fn body, void *arg, double timeout
     return team_harness_run_spec(&spec);
 }
 
+int team_harness_check_chunk(const shmcoll_team_t *team, size_t bytes) {
+    if (team->channel.chunk == bytes) return 0;
+    team_harness_log("SHMCOLL_CHUNK gave a chunk of %zu bytes, not %zu", team->channel.chunk,
+                     bytes);
+    return 1;
+}
+
 int team_harness_for_sizes(int argc, char **argv, const int *sizes, int n,
                            team_harness_body_fn body, void *arg, double timeout_s) {
+    const team_harness_spec_t spec = {.body = body, .arg = arg, .timeout_s = timeout_s};
+    return team_harness_for_sizes_spec(argc, argv, sizes, n, &spec);
+}
+
+int team_harness_for_sizes_spec(int argc, char **argv, const int *sizes, int n,
+                                const team_harness_spec_t *spec) {
     int failures = 0, count = argc > 1 ? argc - 1 : n;
     const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
     for (int i = 0; i < count; i++) {
-        int p = argc > 1 ? atoi(argv[i + 1]) : sizes[i];
+        team_harness_spec_t run = *spec;
+        run.p = argc > 1 ? atoi(argv[i + 1]) : sizes[i];
         double start = team_harness_now();
-        int failed = team_harness_run(p, body, arg, timeout_s);
-        printf("%s p=%d: %s (%.2f s)\n", name, p, failed ? "FAILED" : "ok",
+        int failed = team_harness_run_spec(&run);
+        printf("%s p=%d: %s (%.2f s)\n", name, run.p, failed ? "FAILED" : "ok",
                team_harness_now() - start);
         fflush(stdout);
         failures += failed != 0;

@@ -76,6 +76,10 @@ int team_harness_run_spec(team_harness_spec_t *spec);
 int team_harness_for_sizes(int argc, char **argv, const int *sizes, int n,
                            team_harness_body_fn body, void *arg, double timeout_s);
 
+/* The same with every option of `spec` (its p is set per size); `spec` itself is not changed. */
+int team_harness_for_sizes_spec(int argc, char **argv, const int *sizes, int n,
+                                const team_harness_spec_t *spec);
+
 /* --- In a child (or in the parent's monitor) during a run ----------------------------------- */
 
 /* Rank of the calling child, and the team size. */
@@ -96,6 +100,10 @@ void team_harness_log(const char *fmt, ...) __attribute__((format(printf, 1, 2))
 /* 1: drop team_harness_log messages (a test that keeps running the cases of a failed group, so
  * that all members still call the same collectives, silences the repeats). */
 void team_harness_log_quiet(int quiet);
+
+/* 0 when the team's pipeline chunk is `bytes` (the SHMCOLL_CHUNK the test set took effect), else 1
+ * after saying so. */
+int team_harness_check_chunk(const shmcoll_team_t *team, size_t bytes);
 
 /* Seconds on a monotonic clock. */
 double team_harness_now(void);

@@ -1,5 +1,5 @@
-/* Test data for reductions: generators, the scalar-oracle reference, layout-aware comparison.
- * See test_data.h for the choice of values. */
+/* Test data for reductions: generators, the scalar-oracle reference, layout-aware comparison;
+ * byte streams and a random stream. See test_data.h for the choice of values. */
 #include "test_data.h"
 
 #include <complex.h>
@@ -117,6 +117,30 @@ uint64_t test_data_mix(uint64_t seed, uint64_t a, uint64_t b) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
+}
+
+void test_data_bytes(void *out, size_t off, size_t n, uint64_t seed, uint64_t key) {
+    unsigned char *o = out;
+    for (size_t i = 0; i < n;) {
+        const size_t at = off + i;
+        const uint64_t w = test_data_mix(seed, key, at / 8);
+        for (size_t k = at % 8; k < 8 && i < n; k++, i++) o[i] = (unsigned char)(w >> (8 * k));
+    }
+}
+
+uint64_t test_data_xorshift(uint64_t *state) {
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    return *state * 0x2545f4914f6cdd1dull;
+}
+
+void test_data_random_bytes(uint64_t *state, void *buf, size_t len) {
+    unsigned char *b = buf;
+    for (size_t i = 0; i < len; i += 8) {
+        const uint64_t v = test_data_xorshift(state);
+        memcpy(b + i, &v, len - i < 8 ? len - i : 8);
+    }
 }
 
 int test_data_check_layouts(void) {

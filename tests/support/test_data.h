@@ -1,4 +1,5 @@
-/* Deterministic test data for reductions, and the reference results to check them against.
+/* Deterministic test data for reductions, and the reference results to check them against; also
+ * the byte streams of the movement collectives and a random stream for the unit tests.
  *
  * Every rank can generate every rank's input from (dtype, op, rank, team size, seed, index), so a
  * reference is computed locally with the scalar kernel (the oracle), folding in rank order
@@ -49,6 +50,18 @@ uint64_t test_data_hash(shmcoll_dtype_t dtype, const void *buf, size_t n);
 
 /* One element as text, for failure messages. */
 void test_data_format(shmcoll_dtype_t dtype, const void *elem, char *text, size_t len);
+
+/* Bytes [off, off + n) of the byte stream keyed by (seed, key): byte i is byte i % 8 (lowest
+ * first) of test_data_mix(seed, key, i / 8). Every member can generate any member's block or
+ * message, and a slice of it, without the rest. */
+void test_data_bytes(void *out, size_t off, size_t n, uint64_t seed, uint64_t key);
+
+/* A xorshift64* stream, for tests that draw many values in sequence from their own state (any
+ * value but 0): the next value. */
+uint64_t test_data_xorshift(uint64_t *state);
+
+/* len bytes of the stream, 8 per value (the last value's lowest bytes for a short tail). */
+void test_data_random_bytes(uint64_t *state, void *buf, size_t len);
 
 /* Poison bytes (0xA5) and the check that they are still there: index of the first changed byte,
  * or -1. */

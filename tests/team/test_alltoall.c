@@ -16,216 +16,28 @@
  * races into the next collective while slower ones still read the previous one's slots (barrier
  * included: members publish their arrival through the harness's shared memory and check, on the
  * way out, that everyone arrived). Team sizes may be given on the command line. */
+#include "blocks.h"
 #include "coll/coll.h"
 #include "coll_check.h"
+#include "team_cases.h"
 #include "team_harness.h"
 #include "test_data.h"
 
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* ---- Local helpers (byte patterns, receive images, the size loop) ------------------------- */
-
-#define GUARD      64
-#define MAX_LOGGED 3
-
-/* Failures of this member. Every member always runs every case, whatever it saw, so the members
- * never disagree on which collective comes next; only the first few failures of each group of
- * cases (one op, one collective) are described, so one bug does not hide another. */
-static int failures, group, logged[64];
-
-static void set_group(int g) {
-    group = g & 63;
-}
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fail(const char *fmt, ...) {
-    failures++;
-    if (++logged[group] > MAX_LOGGED) return;
-    char text[512];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(text, sizeof text, fmt, args);
-    va_end(args);
-    team_harness_log("%s", text);
-}
-
-/* The n bytes of the block that `src` sends to `dst`. */
-static void fill_pattern(unsigned char *out, size_t n, uint64_t seed, int src, int dst) {
-    for (size_t i = 0; i < n; i += 8) {
-        const uint64_t w = test_data_mix(seed, (uint64_t)src << 32 | (uint32_t)dst, i / 8);
-        for (size_t k = 0; k < 8 && i + k < n; k++) out[i + k] = (unsigned char)(w >> (8 * k));
-    }
-}
-
-/* A buffer of `len` data bytes starting `misalign` bytes into a poisoned guard zone, with a
- * poisoned guard behind it. */
-typedef struct image {
-    unsigned char *mem;
-    unsigned char *data;
-    size_t total;
-} image_t;
-
-static int image_alloc(image_t *im, size_t len, size_t misalign) {
-    im->total = GUARD + misalign + len + GUARD;
-    im->mem = malloc(im->total);
-    if (!im->mem) {
-        fail("out of memory for %zu bytes", im->total);
-        return 1;
-    }
-    test_data_poison(im->mem, im->total);
-    im->data = im->mem + GUARD + misalign;
-    return 0;
-}
-
-static void image_free(image_t *im) {
-    free(im->mem);
-    im->mem = NULL;
-}
-
-/* Where byte `off` of the data lies: in one of the p blocks, or in a gap or guard. */
-static void locate(size_t off, int p, const size_t *counts, const size_t *displs, size_t bytes,
-                   char *text, size_t len) {
-    for (int r = 0; r < p; r++) {
-        size_t d = counts ? displs[r] : (size_t)r * bytes, n = counts ? counts[r] : bytes;
-        if (off >= d && off < d + n) {
-            if (p == 1)
-                snprintf(text, len, "data byte %zu", off - d);
-            else
-                snprintf(text, len, "byte %zu of rank %d's block", off - d, r);
-            return;
-        }
-    }
-    snprintf(text, len, "a byte outside every block");
-}
-
-/* Compares a whole receive buffer, guards included, with the image it must have. */
-static int image_check(const image_t *got, const image_t *want, int p, const size_t *counts,
-                       const size_t *displs, size_t bytes, const char *desc) {
-    if (!memcmp(got->mem, want->mem, got->total)) return 0;
-    size_t first = 0, bad = 0;
-    for (size_t i = 0; i < got->total; i++)
-        if (got->mem[i] != want->mem[i] && !bad++) first = i;
-    const long off = (long)first - (long)(want->data - want->mem);
-    char where[96];
-    if (off < 0)
-        snprintf(where, sizeof where, "guard byte %ld before the buffer", -off);
-    else
-        locate((size_t)off, p, counts, displs, bytes, where, sizeof where);
-    fail("%s: %zu bytes wrong; first at offset %ld (%s): 0x%02x, expected 0x%02x", desc, bad, off,
-         where, got->mem[first], want->mem[first]);
-    return 1;
-}
-
-/* A send buffer of exactly n bytes (at least one, so it is never NULL = in place) and a copy. */
-static unsigned char *send_alloc(size_t n, unsigned char **copy) {
-    unsigned char *buf = malloc(n ? n : 1);
-    *copy = malloc(n ? n : 1);
-    if (!buf || !*copy) {
-        fail("out of memory for %zu bytes", n);
-        free(buf), free(*copy);
-        return *copy = NULL;
-    }
-    return buf;
-}
-
-static int send_check(const unsigned char *buf, const unsigned char *copy, size_t n,
-                      const char *desc) {
-    if (!buf || !memcmp(buf, copy, n)) return 0;
-    fail("%s: the send buffer was modified", desc);
-    return 1;
-}
-
-static int status_check(shmcoll_team_t *team, shmcoll_status_t status, const char *desc) {
-    if (status == SHMCOLL_OK) return 0;
-    fail("%s: returned %s (%s)", desc, shmcoll_status_string(status), team->error);
-    return 1;
-}
-
-/* Uneven block sizes around `base`, about a quarter of them empty. */
-static size_t uneven(size_t base, uint64_t seed, uint64_t key) {
-    uint64_t h = test_data_mix(seed, key, 99);
-    if (base == 0 || h % 4 == 1) return 0;
-    return base / 2 + (size_t)((h >> 8) % (base + 1));
-}
-
-/* Places p blocks in a non-monotonic order (reversed, or rotated by about p/2) with gaps of 0 to
- * 13 bytes before them; returns the bytes spanned. */
-static size_t place_blocks(int p, const size_t *counts, uint64_t seed, size_t *displs) {
-    size_t end = 0;
-    for (int k = 0; k < p; k++) {
-        const int r = (seed & 1) ? p - 1 - k : (k + p / 2 + 1) % p;
-        const uint64_t h = test_data_mix(seed, (uint64_t)k, 77);
-        end += h % 3 ? (size_t)(h >> 8) % 14 : 0;
-        displs[r] = end;
-        end += counts[r];
-    }
-    return end + (size_t)(seed % 5);
-}
-
-/* Team sizes and the two chunk settings; the body learns which through its argument. */
-typedef struct run_mode {
-    int rounds; /* 1: 4 KiB chunks, counts that need many pipeline rounds */
-} run_mode_t;
+/* ---- The environments of the two chunk settings ------------------------------------------ */
 
 static const char *const env_default[] = {"SHMCOLL_TIMEOUT=30", NULL};
 static const char *const env_rounds[] = {"SHMCOLL_TIMEOUT=30", "SHMCOLL_CHUNK=4k", NULL};
 
-/* Harness shared memory a test may use (one cache line per member). */
+/* Harness shared memory for the mixed sequence's barrier check (one cache line per member). */
 #define SHARED_BYTES (64 * TEAM_HARNESS_MAX_P)
 
-static int run_sizes(int argc, char **argv, team_harness_body_fn body) {
-    static const int sizes[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 31};
-    const int n = argc > 1 ? argc - 1 : (int)(sizeof sizes / sizeof *sizes);
-    const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-    int failed = 0;
-    for (int i = 0; i < n; i++) {
-        const int p = argc > 1 ? atoi(argv[i + 1]) : sizes[i];
-        for (int rounds = 0; rounds < (p > 16 ? 1 : 2); rounds++) {
-            run_mode_t mode = {.rounds = rounds};
-            team_harness_spec_t spec = {.p = p,
-                                        .body = body,
-                                        .arg = &mode,
-                                        .timeout_s = 150,
-                                        .env = rounds ? env_rounds : env_default,
-                                        .shared_bytes = SHARED_BYTES};
-            const double start = team_harness_now();
-            const int f = team_harness_run_spec(&spec);
-            printf("%s p=%d chunk=%s: %s (%.2f s)\n", name, p, rounds ? "4k" : "default",
-                   f ? "FAILED" : "ok", team_harness_now() - start);
-            fflush(stdout);
-            failed |= f != 0;
-        }
-    }
-    return failed;
-}
-
 /* ---- Alltoall and alltoallv --------------------------------------------------------------- */
-
-/* Bytes [off, off + n) of the stream that fills `src`'s whole send buffer (gaps included), for
- * layouts whose blocks may overlap. */
-static void fill_slice(unsigned char *out, size_t off, size_t n, uint64_t seed, int src) {
-    for (size_t i = 0; i < n; i++) {
-        const size_t at = off + i;
-        const uint64_t w = test_data_mix(seed, (uint64_t)src << 32 | 0xffffffffu, at / 8);
-        out[i] = (unsigned char)(w >> (8 * (at % 8)));
-    }
-}
-
-/* Send blocks may overlap (MPI forbids it for receive buffers only): each block starts at a
- * random offset of a buffer barely longer than the longest block. Returns the bytes spanned. */
-static size_t place_overlapping(int p, const size_t *counts, uint64_t seed, size_t *displs) {
-    size_t longest = 0;
-    for (int r = 0; r < p; r++) longest = counts[r] > longest ? counts[r] : longest;
-    const size_t span = longest + 13;
-    for (int r = 0; r < p; r++)
-        displs[r] = (size_t)(test_data_mix(seed, (uint64_t)r, 88) % (span - counts[r] + 1));
-    return span;
-}
 
 static int check_alltoall(shmcoll_team_t *team, size_t bytes, int in_place, size_t misalign,
                           uint64_t seed) {
@@ -234,21 +46,22 @@ static int check_alltoall(shmcoll_team_t *team, size_t bytes, int in_place, size
     char desc[160];
     snprintf(desc, sizeof desc, "alltoall %zu bytes%s misalign %zu seed %llu", bytes,
              in_place ? " in-place" : "", misalign, (unsigned long long)seed);
-    image_t recv = {0}, want = {0};
+    team_cases_image_t recv = {0}, want = {0};
     unsigned char *send = NULL, *copy = NULL;
-    int failed = image_alloc(&recv, total, misalign) || image_alloc(&want, total, misalign);
-    if (!failed && !in_place) failed = !(send = send_alloc(total, &copy));
+    int failed = team_cases_image_alloc(&recv, total, misalign) ||
+                 team_cases_image_alloc(&want, total, misalign);
+    if (!failed && !in_place) failed = !(send = team_cases_send_alloc(total, &copy));
     if (failed) goto out;
     for (int r = 0; r < p; r++) {
-        fill_pattern(want.data + (size_t)r * bytes, bytes, seed, r, me);
-        fill_pattern((in_place ? recv.data : send) + (size_t)r * bytes, bytes, seed, me, r);
+        blocks_fill(want.data + (size_t)r * bytes, bytes, seed, r, me);
+        blocks_fill((in_place ? recv.data : send) + (size_t)r * bytes, bytes, seed, me, r);
     }
     if (send) memcpy(copy, send, total);
-    failed |= status_check(team, shmcoll_alltoall(team, send, recv.data, bytes), desc);
-    failed |= image_check(&recv, &want, p, NULL, NULL, bytes, desc);
-    failed |= send_check(send, copy, total, desc);
+    failed |= team_cases_status_check(team, shmcoll_alltoall(team, send, recv.data, bytes), desc);
+    failed |= team_cases_image_check(&recv, &want, p, NULL, NULL, bytes, desc);
+    failed |= team_cases_send_check(send, copy, total, desc);
 out:
-    image_free(&recv), image_free(&want);
+    team_cases_image_free(&recv), team_cases_image_free(&want);
     free(send), free(copy);
     return failed;
 }
@@ -256,7 +69,7 @@ out:
 /* Bytes from q to r: uneven around base; symmetric when the exchange is in place. */
 static size_t pair_count(size_t base, uint64_t seed, int q, int r, int symmetric) {
     if (symmetric && q > r) return pair_count(base, seed, r, q, 0);
-    return uneven(base, seed, (uint64_t)q * TEAM_HARNESS_MAX_P + (uint64_t)r);
+    return blocks_uneven(base, seed, (uint64_t)q * TEAM_HARNESS_MAX_P + (uint64_t)r);
 }
 
 /* Member q's send counts and displacements (a third of the layouts overlap); returns the bytes
@@ -265,8 +78,8 @@ static size_t send_layout(size_t base, uint64_t seed, int q, int p, size_t *coun
                           size_t *displs) {
     for (int r = 0; r < p; r++) counts[r] = pair_count(base, seed, q, r, 0);
     const uint64_t lseed = test_data_mix(seed, (uint64_t)q, 1);
-    return (lseed >> 40) % 3 == 0 ? place_overlapping(p, counts, lseed, displs)
-                                  : place_blocks(p, counts, lseed, displs);
+    return (lseed >> 40) % 3 == 0 ? blocks_place_overlapping(p, counts, lseed, displs)
+                                  : blocks_place(p, counts, lseed, displs);
 }
 
 static int check_alltoallv(shmcoll_team_t *team, size_t base, int in_place, size_t misalign,
@@ -277,37 +90,39 @@ static int check_alltoallv(shmcoll_team_t *team, size_t base, int in_place, size
     size_t qcounts[TEAM_HARNESS_MAX_P], qdispls[TEAM_HARNESS_MAX_P];
     for (int r = 0; r < p; r++) rcounts[r] = pair_count(base, seed, r, me, in_place);
     const size_t sspan = send_layout(base, seed, me, p, scounts, sdispls);
-    const size_t rspan = place_blocks(p, rcounts, test_data_mix(seed, (uint64_t)me, 2), rdispls);
+    const size_t rspan = blocks_place(p, rcounts, test_data_mix(seed, (uint64_t)me, 2), rdispls);
     char desc[200];
     snprintf(desc, sizeof desc, "alltoallv blocks around %zu bytes%s misalign %zu seed %llu", base,
              in_place ? " in-place" : "", misalign, (unsigned long long)seed);
-    image_t recv = {0}, want = {0};
+    team_cases_image_t recv = {0}, want = {0};
     unsigned char *send = NULL, *copy = NULL;
-    int failed = image_alloc(&recv, rspan, misalign) || image_alloc(&want, rspan, misalign);
-    if (!failed && !in_place) failed = !(send = send_alloc(sspan, &copy));
+    int failed = team_cases_image_alloc(&recv, rspan, misalign) ||
+                 team_cases_image_alloc(&want, rspan, misalign);
+    if (!failed && !in_place) failed = !(send = team_cases_send_alloc(sspan, &copy));
     if (failed) goto out;
     for (int r = 0; r < p; r++) {
         if (in_place) { /* the block for r sits where r's block will arrive */
-            fill_pattern(want.data + rdispls[r], rcounts[r], seed, r, me);
-            fill_pattern(recv.data + rdispls[r], rcounts[r], seed, me, r);
+            blocks_fill(want.data + rdispls[r], rcounts[r], seed, r, me);
+            blocks_fill(recv.data + rdispls[r], rcounts[r], seed, me, r);
         } else { /* r's block for me lies at r's send displacement for me */
             send_layout(base, seed, r, p, qcounts, qdispls);
-            fill_slice(want.data + rdispls[r], qdispls[me], rcounts[r], seed, r);
+            blocks_fill_slice(want.data + rdispls[r], qdispls[me], rcounts[r], seed, r);
         }
     }
     if (send) {
-        fill_slice(send, 0, sspan, seed, me);
+        blocks_fill_slice(send, 0, sspan, seed, me);
         memcpy(copy, send, sspan);
     }
     /* In place the send counts and displacements are not read: pass none. */
-    failed |= status_check(team,
-                           shmcoll_alltoallv(team, send, send ? scounts : NULL,
-                                             send ? sdispls : NULL, recv.data, rcounts, rdispls),
-                           desc);
-    failed |= image_check(&recv, &want, p, rcounts, rdispls, 0, desc);
-    failed |= send_check(send, copy, sspan, desc);
+    failed |= team_cases_status_check(team,
+                                      shmcoll_alltoallv(team, send, send ? scounts : NULL,
+                                                        send ? sdispls : NULL, recv.data, rcounts,
+                                                        rdispls),
+                                      desc);
+    failed |= team_cases_image_check(&recv, &want, p, rcounts, rdispls, 0, desc);
+    failed |= team_cases_send_check(send, copy, sspan, desc);
 out:
-    image_free(&recv), image_free(&want);
+    team_cases_image_free(&recv), team_cases_image_free(&want);
     free(send), free(copy);
     return failed;
 }
@@ -342,10 +157,10 @@ static int mixed_gather(shmcoll_team_t *team, enum kind kind, size_t base, int r
     const int mine_in_place = in_place && receives;
     size_t counts[TEAM_HARNESS_MAX_P], displs[TEAM_HARNESS_MAX_P], span = (size_t)p * base;
     for (int r = 0; r < p; r++) {
-        counts[r] = v ? uneven(base, seed, (uint64_t)r) : base;
+        counts[r] = v ? blocks_uneven(base, seed, (uint64_t)r) : base;
         displs[r] = (size_t)r * base;
     }
-    if (v) span = place_blocks(p, counts, seed, displs);
+    if (v) span = blocks_place(p, counts, seed, displs);
     static const char *const names[] = {[K_ALLGATHER] = "allgather",
                                         [K_ALLGATHERV] = "allgatherv",
                                         [K_GATHER] = "gather",
@@ -353,15 +168,16 @@ static int mixed_gather(shmcoll_team_t *team, enum kind kind, size_t base, int r
     char desc[160];
     snprintf(desc, sizeof desc, "mixed: %s around %zu bytes root %d%s seed %llu", names[kind], base,
              root, in_place ? " in-place" : "", (unsigned long long)seed);
-    image_t recv = {0}, want = {0};
+    team_cases_image_t recv = {0}, want = {0};
     unsigned char *send = NULL, *copy = NULL;
-    int failed = receives && (image_alloc(&recv, span, 0) || image_alloc(&want, span, 0));
-    if (!failed && !mine_in_place) failed = !(send = send_alloc(counts[me], &copy));
+    int failed = receives &&
+                 (team_cases_image_alloc(&recv, span, 0) || team_cases_image_alloc(&want, span, 0));
+    if (!failed && !mine_in_place) failed = !(send = team_cases_send_alloc(counts[me], &copy));
     if (failed) goto out;
     if (receives)
-        for (int r = 0; r < p; r++) fill_pattern(want.data + displs[r], counts[r], seed, r, 0);
+        for (int r = 0; r < p; r++) blocks_fill(want.data + displs[r], counts[r], seed, r, 0);
     if (send) {
-        fill_pattern(send, counts[me], seed, me, 0);
+        blocks_fill(send, counts[me], seed, me, 0);
         memcpy(copy, send, counts[me]);
     } else {
         memcpy(recv.data + displs[me], want.data + displs[me], counts[me]);
@@ -383,11 +199,11 @@ static int mixed_gather(shmcoll_team_t *team, enum kind kind, size_t base, int r
                                  receives ? displs : NULL, root);
         break;
     }
-    failed |= status_check(team, status, desc);
-    if (receives) failed |= image_check(&recv, &want, p, counts, displs, 0, desc);
-    failed |= send_check(send, copy, counts[me], desc);
+    failed |= team_cases_status_check(team, status, desc);
+    if (receives) failed |= team_cases_image_check(&recv, &want, p, counts, displs, 0, desc);
+    failed |= team_cases_send_check(send, copy, counts[me], desc);
 out:
-    image_free(&recv), image_free(&want);
+    team_cases_image_free(&recv), team_cases_image_free(&want);
     free(send), free(copy);
     return failed;
 }
@@ -399,36 +215,36 @@ static int mixed_scatter(shmcoll_team_t *team, enum kind kind, size_t base, int 
     const int v = kind == K_SCATTERV, receives = !(is_root && in_place);
     size_t counts[TEAM_HARNESS_MAX_P], displs[TEAM_HARNESS_MAX_P], span = (size_t)p * base;
     for (int r = 0; r < p; r++) {
-        counts[r] = v ? uneven(base, seed, (uint64_t)r) : base;
+        counts[r] = v ? blocks_uneven(base, seed, (uint64_t)r) : base;
         displs[r] = (size_t)r * base;
     }
-    if (v) span = place_blocks(p, counts, seed, displs);
+    if (v) span = blocks_place(p, counts, seed, displs);
     char desc[160];
     snprintf(desc, sizeof desc, "mixed: %s around %zu bytes root %d%s seed %llu",
              v ? "scatterv" : "scatter", base, root, in_place ? " in-place" : "",
              (unsigned long long)seed);
-    image_t recv = {0}, want = {0};
+    team_cases_image_t recv = {0}, want = {0};
     unsigned char *send = NULL, *copy = NULL;
-    int failed =
-        receives && (image_alloc(&recv, counts[me], 0) || image_alloc(&want, counts[me], 0));
-    if (!failed && is_root) failed = !(send = send_alloc(span, &copy));
+    int failed = receives && (team_cases_image_alloc(&recv, counts[me], 0) ||
+                              team_cases_image_alloc(&want, counts[me], 0));
+    if (!failed && is_root) failed = !(send = team_cases_send_alloc(span, &copy));
     if (failed) goto out;
     if (send) {
         test_data_poison(send, span);
-        for (int r = 0; r < p; r++) fill_pattern(send + displs[r], counts[r], seed, root, r);
+        for (int r = 0; r < p; r++) blocks_fill(send + displs[r], counts[r], seed, root, r);
         memcpy(copy, send, span);
     }
-    if (receives) fill_pattern(want.data, counts[me], seed, root, me);
+    if (receives) blocks_fill(want.data, counts[me], seed, root, me);
     unsigned char *rbuf = receives ? recv.data : NULL;
     const shmcoll_status_t status =
         v ? shmcoll_scatterv(team, send, is_root ? counts : NULL, is_root ? displs : NULL, rbuf,
                              counts[me], root)
           : shmcoll_scatter(team, send, rbuf, base, root);
-    failed |= status_check(team, status, desc);
-    if (receives) failed |= image_check(&recv, &want, 1, NULL, NULL, counts[me], desc);
-    failed |= send_check(send, copy, span, desc);
+    failed |= team_cases_status_check(team, status, desc);
+    if (receives) failed |= team_cases_image_check(&recv, &want, 1, NULL, NULL, counts[me], desc);
+    failed |= team_cases_send_check(send, copy, span, desc);
 out:
-    image_free(&recv), image_free(&want);
+    team_cases_image_free(&recv), team_cases_image_free(&want);
     free(send), free(copy);
     return failed;
 }
@@ -449,11 +265,11 @@ static int mixed_reduction(shmcoll_team_t *team, enum kind kind, size_t count, i
              count, in_place ? " in-place" : "", (unsigned long long)seed);
     shmcoll_reduce_op_t op;
     test_data_op(SHMCOLL_DT_INT64, SHMCOLL_OP_SUM, &op);
-    image_t recv = {0};
+    team_cases_image_t recv = {0};
     int64_t *send = NULL, *want = calloc(count + 1, sizeof *want), *tmp = NULL;
     unsigned char *before = NULL;
-    int failed = !want || image_alloc(&recv, n_out * 8, 0) || !(before = malloc(recv.total)) ||
-                 !(tmp = malloc((n_in + 1) * 8));
+    int failed = !want || team_cases_image_alloc(&recv, n_out * 8, 0) ||
+                 !(before = malloc(recv.total)) || !(tmp = malloc((n_in + 1) * 8));
     if (!failed && !in_place) failed = !(send = malloc(n_in * 8 + 1));
     if (failed) goto out;
     test_data_fill(SHMCOLL_DT_INT64, SHMCOLL_OP_SUM, me, p, seed,
@@ -467,31 +283,31 @@ static int mixed_reduction(shmcoll_team_t *team, enum kind kind, size_t count, i
     shmcoll_status_t status = rsb ? shmcoll_reduce_scatter_block(team, send, recv.data, count, &op)
                               : kind == K_SCAN ? shmcoll_scan(team, send, recv.data, count, &op)
                                                : shmcoll_exscan(team, send, recv.data, count, &op);
-    failed |= status_check(team, status, desc);
+    failed |= team_cases_status_check(team, status, desc);
     if (untouched) {
         if (memcmp(before, recv.mem, recv.total)) {
-            fail("%s: member 0's receive buffer was written", desc);
+            team_cases_fail("%s: member 0's receive buffer was written", desc);
             failed = 1;
         }
     } else {
         if (memcmp(recv.data, want, count * 8)) {
-            fail("%s: wrong result", desc);
+            team_cases_fail("%s: wrong result", desc);
             failed = 1;
         }
         /* In place, the input beyond the result is the caller's scratch; the guards are not. */
         const size_t before_len = (size_t)(recv.data - recv.mem);
         if (test_data_poisoned(recv.mem, before_len) >= 0 ||
             test_data_poisoned(recv.data + n_out * 8, recv.total - before_len - n_out * 8) >= 0) {
-            fail("%s: a guard byte was overwritten", desc);
+            team_cases_fail("%s: a guard byte was overwritten", desc);
             failed = 1;
         }
     }
     if (send && memcmp(tmp, send, n_in * 8)) {
-        fail("%s: the send buffer was modified", desc);
+        team_cases_fail("%s: the send buffer was modified", desc);
         failed = 1;
     }
 out:
-    image_free(&recv);
+    team_cases_image_free(&recv);
     free(send), free(want), free(tmp), free(before);
     return failed;
 }
@@ -505,10 +321,11 @@ static int mixed_barrier(shmcoll_team_t *team, uint64_t number, uint64_t seed) {
     if ((int)(seed % (uint64_t)p) == me) usleep(200);
     atomic_store_explicit(&arrived[me * stride], number, memory_order_release);
     const shmcoll_status_t status = shmcoll_barrier(team);
-    int failed = status_check(team, status, "mixed: barrier");
+    int failed = team_cases_status_check(team, status, "mixed: barrier");
     for (int r = 0; r < p && status == SHMCOLL_OK; r++)
         if (atomic_load_explicit(&arrived[r * stride], memory_order_acquire) < number) {
-            fail("mixed: barrier %llu: left before rank %d arrived", (unsigned long long)number, r);
+            team_cases_fail("mixed: barrier %llu: left before rank %d arrived",
+                            (unsigned long long)number, r);
             failed = 1;
             break;
         }
@@ -531,7 +348,7 @@ static void mixed_sequence(shmcoll_team_t *team, int calls) {
                          .root = root,
                          .in_place = in_place,
                          .seed = seed};
-        set_group(2 + kind);
+        team_cases_set_group(2 + kind);
         switch (kind) {
         case K_ALLTOALL:
             check_alltoall(team, bytes / 8, in_place, 0, seed);
@@ -557,14 +374,15 @@ static void mixed_sequence(shmcoll_team_t *team, int calls) {
             mixed_reduction(team, kind, bytes / 8, in_place, seed);
             break;
         case K_ALLREDUCE:
-            if (coll_check_allreduce(team, &c)) fail("mixed: allreduce failed (see above)");
+            if (coll_check_allreduce(team, &c))
+                team_cases_fail("mixed: allreduce failed (see above)");
             break;
         case K_REDUCE:
-            if (coll_check_reduce(team, &c)) fail("mixed: reduce failed (see above)");
+            if (coll_check_reduce(team, &c)) team_cases_fail("mixed: reduce failed (see above)");
             break;
         case K_BCAST:
             c.count = bytes;
-            if (coll_check_bcast(team, &c)) fail("mixed: bcast failed (see above)");
+            if (coll_check_bcast(team, &c)) team_cases_fail("mixed: bcast failed (see above)");
             break;
         default:
             mixed_barrier(team, ++barriers, seed);
@@ -574,19 +392,17 @@ static void mixed_sequence(shmcoll_team_t *team, int calls) {
 }
 
 static int body(shmcoll_team_t *team, void *arg) {
-    const run_mode_t *mode = arg;
-    static const size_t small[] = {0, 1, 7, 64, 65, 1000};
-    static const size_t cheap[] = {0, 7, 1000}; /* p > 16 */
+    const team_cases_mode_t *mode = arg;
     /* 4 KiB chunks cut into p pieces: the big size takes about 5 * p rounds. */
-    const size_t rounds[] = {1000, 5000, 20000 / (size_t)team_harness_scale_down() + 3};
-    const size_t *sizes = mode->rounds ? rounds : team->size > 16 ? cheap : small;
-    const size_t nsizes = mode->rounds ? 3 : team->size > 16 ? 3 : 6;
+    size_t sizes[6];
+    const size_t nsizes = blocks_sizes(mode->rounds, team->size,
+                                       20000 / (size_t)team_harness_scale_down() + 3, sizes);
     uint64_t index = 0;
     for (size_t k = 0; k < nsizes; k++)
         for (int variant = 0; variant < 4; variant++) {
             const uint64_t seed = test_data_mix((uint64_t)team->size, index++, 71);
             const int in_place = variant & 1;
-            set_group(variant >> 1);
+            team_cases_set_group(variant >> 1);
             if (variant >> 1)
                 check_alltoallv(team, sizes[k], in_place, seed % 3 ? 0 : 1 + seed % 7, seed);
             else
@@ -594,10 +410,9 @@ static int body(shmcoll_team_t *team, void *arg) {
         }
     const int calls = team->size > 16 ? 60 : 400 / team_harness_scale_down();
     mixed_sequence(team, calls);
-    if (failures) team_harness_log("%d failures in all", failures);
-    return failures != 0;
+    return team_cases_verdict();
 }
 
 int main(int argc, char **argv) {
-    return run_sizes(argc, argv, body) != 0;
+    return team_cases_run_sizes(argc, argv, body, env_default, env_rounds, SHARED_BYTES);
 }

@@ -77,10 +77,7 @@ static int user_case(shmcoll_team_t *team, size_t n, int in_place) {
 }
 
 static int body(shmcoll_team_t *team, void *arg) {
-    if (team->channel.chunk != 4096) {
-        team_harness_log("SHMCOLL_CHUNK=4k gave a chunk of %zu bytes", team->channel.chunk);
-        return 1;
-    }
+    if (team_harness_check_chunk(team, 4096)) return 1;
     int failed = 0;
     uint64_t index = 0;
     const int p = team->size;
@@ -127,17 +124,6 @@ static int body(shmcoll_team_t *team, void *arg) {
 int main(int argc, char **argv) {
     static const int sizes[] = {1, 2, 3, 4, 7, 16};
     static const char *const env[] = {"SHMCOLL_CHUNK=4k", NULL};
-    int count = argc > 1 ? argc - 1 : (int)NELEMS(sizes), failures = 0;
-    for (int i = 0; i < count; i++) {
-        team_harness_spec_t spec = {.p = argc > 1 ? atoi(argv[i + 1]) : sizes[i],
-                                    .body = body,
-                                    .timeout_s = 120.0,
-                                    .env = env};
-        double start = team_harness_now();
-        int failed = team_harness_run_spec(&spec);
-        printf("test_chunked p=%d: %s (%.2f s)\n", spec.p, failed ? "FAILED" : "ok",
-               team_harness_now() - start);
-        failures += failed != 0;
-    }
-    return failures != 0;
+    const team_harness_spec_t spec = {.body = body, .timeout_s = 120.0, .env = env};
+    return team_harness_for_sizes_spec(argc, argv, sizes, (int)NELEMS(sizes), &spec) != 0;
 }

@@ -23,10 +23,12 @@
 #include "coll/algos_hier.h"
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
+#include "coll_check.h"
 #include "core/config.h"
 #include "core/team_topo.h"
 #include "team_harness.h"
 #include "test_data.h"
+#include "user_ops.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -47,21 +49,7 @@ typedef struct config {
 /* Which implementation a checked call uses: the one under test, or the library's entry point. */
 typedef enum impl { HIER, LIBRARY } impl_t;
 
-static int roots_for(int p, int roots[]) {
-    if (p <= 5) {
-        for (int r = 0; r < p; r++) roots[r] = r;
-        return p;
-    }
-    roots[0] = 0, roots[1] = p - 1, roots[2] = p / 2;
-    return 3;
-}
-
 /* ---- bcast -------------------------------------------------------------------------------- */
-
-static void pattern(uint64_t seed, int root, unsigned char *out, size_t bytes) {
-    for (size_t i = 0; i < bytes; i++)
-        out[i] = (unsigned char)(test_data_mix(seed, (uint64_t)root, i / 8) >> (8 * (i % 8)));
-}
 
 static int check_bcast(shmcoll_team_t *team, impl_t impl, size_t bytes, int root, uint64_t seed) {
     const size_t offset = 1 + seed % 7;
@@ -72,7 +60,7 @@ static int check_bcast(shmcoll_team_t *team, impl_t impl, size_t bytes, int root
         return 1;
     }
     test_data_poison(mem, offset + bytes + GUARD);
-    pattern(seed, root, want, bytes);
+    test_data_bytes(want, 0, bytes, seed, (uint64_t)root);
     unsigned char *buf = mem + offset;
     if (team->rank == root) memcpy(buf, want, bytes);
     shmcoll_status_t status;
@@ -105,42 +93,17 @@ static int check_bcast(shmcoll_team_t *team, impl_t impl, size_t bytes, int root
 
 /* ---- user ops ------------------------------------------------------------------------------ */
 
-typedef struct mat2 {
-    double a, b, c, d;
-} mat2_t;
-
-static const mat2_t generators[] = {
-    {1, 1, 0, 1}, {1, 0, 1, 1}, {0, 1, 1, 0}, {1, -1, 0, 1}, {-1, 0, 0, 1}, {1, 0, -1, 1},
-};
-
-/* inout = in * inout: `in` is the left operand (the lower ranks), as MPI defines. */
-static void matrix_product(const void *in, void *inout, size_t n, void *ctx) {
-    const mat2_t *l = in;
-    mat2_t *r = inout;
-    for (size_t i = 0; i < n; i++)
-        r[i] = (mat2_t){l[i].a * r[i].a + l[i].b * r[i].c, l[i].a * r[i].b + l[i].b * r[i].d,
-                        l[i].c * r[i].a + l[i].d * r[i].c, l[i].c * r[i].b + l[i].d * r[i].d};
-}
-
-/* Three int32 and 4 bytes of padding that the function never touches. */
-static void int3_sum(const void *in, void *inout, size_t n, void *ctx) {
-    for (size_t i = 0; i < n; i++) {
-        const int32_t *a = (const int32_t *)((const char *)in + 16 * i);
-        int32_t *b = (int32_t *)((char *)inout + 16 * i);
-        b[0] += a[0], b[1] += a[1], b[2] += a[2];
-    }
-}
-
 static const shmcoll_reduce_op_t user_ops[2] = {
-    {.user_fn = matrix_product, .size = 32, .extent = 32, .name = "matrix-product"},
-    {.user_fn = int3_sum, .size = 12, .extent = 16, .commutative = 1, .name = "int3-sum"},
+    {.user_fn = user_ops_mat2_product, .size = 32, .extent = 32, .name = "matrix-product"},
+    {.user_fn = user_ops_int3_sum, .size = 12, .extent = 16, .commutative = 1, .name = "int3-sum"},
 };
 
 static void user_fill(int which, int rank, uint64_t seed, char *buf, size_t n) {
     for (size_t i = 0; i < n; i++) {
         const uint64_t h = test_data_mix(seed, (uint64_t)rank, i);
         if (which == 0) {
-            memcpy(buf + 32 * i, &generators[h % NELEMS(generators)], 32);
+            const mat2_t m = user_ops_mat2_input(rank, i, seed);
+            memcpy(buf + 32 * i, &m, 32);
         } else {
             int32_t v[3] = {(int32_t)(h % 2001) - 1000, (int32_t)((h >> 16) % 2001) - 1000,
                             (int32_t)((h >> 32) % 2001) - 1000};
@@ -336,10 +299,7 @@ out:
 
 /* ---- the matrix of cases ------------------------------------------------------------------- */
 
-static const struct {
-    shmcoll_dtype_t dtype;
-    shmcoll_opcode_t op;
-} pairs[] = {
+static const coll_pair_t pairs[] = {
     {SHMCOLL_DT_DOUBLE, SHMCOLL_OP_SUM},         {SHMCOLL_DT_INT32, SHMCOLL_OP_SUM},
     {SHMCOLL_DT_DOUBLE_INT, SHMCOLL_OP_MAXLOC},  {SHMCOLL_DT_SHORT_INT, SHMCOLL_OP_MINLOC},
     {SHMCOLL_DT_INT64, SHMCOLL_OP_PROD},         {SHMCOLL_DT_UINT8, SHMCOLL_OP_BXOR},
@@ -359,7 +319,7 @@ static int reduce_contiguous(shmcoll_team_t *team) {
 static int run_matrix(shmcoll_team_t *team, uint64_t *index) {
     const int p = team->size;
     const size_t chunk = team->channel.chunk;
-    int roots[8], nroots = roots_for(p, roots), failed = 0;
+    int roots[8], nroots = coll_check_roots(p, roots), failed = 0;
     const size_t bcast_sizes[] = {1, 64, 65, 1000, 5 * chunk / 2 + 3};
     for (size_t s = 0; s < NELEMS(bcast_sizes); s++)
         for (int ri = 0; ri < nroots; ri++) {

@@ -22,9 +22,11 @@
 #include "coll/algos_tree.h"
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
+#include "coll_check.h"
 #include "patterns/knomial.h"
 #include "team_harness.h"
 #include "test_data.h"
+#include "user_ops.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -37,26 +39,6 @@
 #define GUARD     64
 
 /* ---- Operations under test: predefined kernels and a non-commutative user op ------------- */
-
-typedef struct mat2 {
-    double a, b, c, d; /* [[a, b], [c, d]] */
-} mat2_t;
-
-static const mat2_t generators[] = {
-    {1, 1, 0, 1}, {1, 0, 1, 1}, {0, 1, 1, 0}, {1, -1, 0, 1}, {-1, 0, 0, 1}, {1, 0, -1, 1},
-};
-
-static mat2_t mat_mul(const mat2_t *l, const mat2_t *r) {
-    return (mat2_t){l->a * r->a + l->b * r->c, l->a * r->b + l->b * r->d, l->c * r->a + l->d * r->c,
-                    l->c * r->b + l->d * r->d};
-}
-
-/* inout[i] = in[i] * inout[i]: `in` is the left operand, as MPI defines for user functions. */
-static void matrix_product(const void *in, void *inout, size_t n, void *ctx) {
-    const mat2_t *l = in;
-    mat2_t *r = inout;
-    for (size_t i = 0; i < n; i++) r[i] = mat_mul(&l[i], &r[i]);
-}
 
 typedef struct opsrc {
     shmcoll_reduce_op_t op;
@@ -77,15 +59,11 @@ static int opsrc_pair(shmcoll_dtype_t dtype, shmcoll_opcode_t opcode, int commut
 static void opsrc_matrix(opsrc_t *s) {
     memset(s, 0, sizeof *s);
     s->matrix = 1;
-    s->op = (shmcoll_reduce_op_t){.user_fn = matrix_product,
+    s->op = (shmcoll_reduce_op_t){.user_fn = user_ops_mat2_product,
                                   .size = sizeof(mat2_t),
                                   .extent = sizeof(mat2_t),
                                   .commutative = 0,
                                   .name = "matrix-product"};
-}
-
-static mat2_t matrix_input(int rank, size_t i, uint64_t seed) {
-    return generators[test_data_mix(seed, (uint64_t)rank, i) % NELEMS(generators)];
 }
 
 static void opsrc_fill(const opsrc_t *s, int rank, int p, uint64_t seed, void *buf, size_t n) {
@@ -94,7 +72,7 @@ static void opsrc_fill(const opsrc_t *s, int rank, int p, uint64_t seed, void *b
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        mat2_t m = matrix_input(rank, i, seed);
+        mat2_t m = user_ops_mat2_input(rank, i, seed);
         memcpy((char *)buf + i * sizeof m, &m, sizeof m);
     }
 }
@@ -102,10 +80,10 @@ static void opsrc_fill(const opsrc_t *s, int rank, int p, uint64_t seed, void *b
 static int opsrc_reference(const opsrc_t *s, int p, uint64_t seed, void *out, size_t n) {
     if (!s->matrix) return test_data_reference(s->dtype, s->opcode, p, seed, out, n);
     for (size_t i = 0; i < n; i++) {
-        mat2_t acc = matrix_input(0, i, seed);
+        mat2_t acc = user_ops_mat2_input(0, i, seed);
         for (int r = 1; r < p; r++) {
-            mat2_t m = matrix_input(r, i, seed);
-            acc = mat_mul(&acc, &m);
+            mat2_t m = user_ops_mat2_input(r, i, seed);
+            acc = user_ops_mat2_mul(&acc, &m);
         }
         memcpy((char *)out + i * sizeof acc, &acc, sizeof acc);
     }
@@ -152,11 +130,6 @@ static unsigned char *guarded(size_t bytes, size_t offset) {
     return mem;
 }
 
-static void bcast_pattern(uint64_t seed, int root, unsigned char *out, size_t bytes) {
-    for (size_t i = 0; i < bytes; i++)
-        out[i] = (unsigned char)(test_data_mix(seed, (uint64_t)root, i / 8) >> (8 * (i % 8)));
-}
-
 /* One checked k-nomial broadcast; 0 when this member saw the right bytes. */
 static int check_bcast(shmcoll_team_t *team, size_t bytes, int root, int k, uint64_t seed) {
     const size_t offset = seed % 8;
@@ -164,7 +137,7 @@ static int check_bcast(shmcoll_team_t *team, size_t bytes, int root, int k, uint
     int failed = !mem || !want;
     if (failed) goto out;
     unsigned char *buf = mem + offset;
-    bcast_pattern(seed, root, want, bytes);
+    test_data_bytes(want, 0, bytes, seed, (uint64_t)root);
     if (team->rank == root) memcpy(buf, want, bytes);
     shmcoll_status_t status = knomial_bcast(team, buf, bytes, root, k);
     if (status != SHMCOLL_OK) {
@@ -389,30 +362,17 @@ static int dav_cases(shmcoll_team_t *team) {
 
 /* ---- The test body ------------------------------------------------------------------------- */
 
-static const struct {
-    shmcoll_dtype_t dtype;
-    shmcoll_opcode_t op;
-} pairs[] = {
+static const coll_pair_t pairs[] = {
     {SHMCOLL_DT_DOUBLE, SHMCOLL_OP_SUM},       {SHMCOLL_DT_INT32, SHMCOLL_OP_SUM},
     {SHMCOLL_DT_SHORT_INT, SHMCOLL_OP_MINLOC}, {SHMCOLL_DT_UINT8, SHMCOLL_OP_BXOR},
     {SHMCOLL_DT_FLOAT, SHMCOLL_OP_MAX},        {SHMCOLL_DT_LONG_DOUBLE_COMPLEX, SHMCOLL_OP_SUM},
 };
 
-/* Roots to test: every rank for p <= 5, else 0, p-1 and p/2. */
-static int test_roots(int p, int roots[]) {
-    if (p <= 5) {
-        for (int r = 0; r < p; r++) roots[r] = r;
-        return p;
-    }
-    roots[0] = 0, roots[1] = p - 1, roots[2] = p / 2;
-    return 3;
-}
-
 static int bcast_cases(shmcoll_team_t *team, uint64_t *index) {
     const int p = team->size;
     const int ks[] = {2, 3, 4, p > 2 ? p : 2};
     const size_t sizes[] = {0, 1, 64, 65, 1000, 3 * 4096 + 5, 100001};
-    int roots[8], nroots = test_roots(p, roots), failed = 0;
+    int roots[8], nroots = coll_check_roots(p, roots), failed = 0;
     for (size_t ki = 0; ki < NELEMS(ks); ki++)
         for (size_t si = 0; si < NELEMS(sizes); si++)
             for (int ri = 0; ri < nroots; ri++) {
@@ -429,7 +389,7 @@ static int bcast_cases(shmcoll_team_t *team, uint64_t *index) {
 static int reduce_cases(shmcoll_team_t *team, uint64_t *index) {
     const int p = team->size;
     const int ks[] = {2, 3, 8};
-    int roots[8], nroots = test_roots(p, roots), failed = 0;
+    int roots[8], nroots = coll_check_roots(p, roots), failed = 0;
     for (size_t pi = 0; pi <= NELEMS(pairs) + 1; pi++) {
         opsrc_t s;
         if (pi < NELEMS(pairs))
@@ -522,10 +482,7 @@ static int mixed_sequence(shmcoll_team_t *team, _Atomic long *arrived, long *rou
 }
 
 static int body(shmcoll_team_t *team, void *arg) {
-    if (team->channel.chunk != 4096) {
-        team_harness_log("SHMCOLL_CHUNK=4k gave a chunk of %zu bytes", team->channel.chunk);
-        return 1;
-    }
+    if (team_harness_check_chunk(team, 4096)) return 1;
     _Atomic long *arrived = team_harness_shared();
     long round = 0;
     uint64_t index = 0;
@@ -561,20 +518,10 @@ int main(int argc, char **argv) {
     static const int sizes[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 31};
     static const char *const env[] = {"SHMCOLL_CHUNK=4k", NULL};
     if (test_data_check_layouts() || check_height()) return 1;
-    int count = argc > 1 ? argc - 1 : (int)NELEMS(sizes), failures = 0;
-    for (int i = 0; i < count; i++) {
-        const int p = argc > 1 ? atoi(argv[i + 1]) : sizes[i];
-        team_harness_spec_t spec = {.p = p,
-                                    .body = body,
-                                    .timeout_s = 300.0,
-                                    .env = env,
-                                    .shared_bytes = (size_t)p * sizeof(_Atomic long)};
-        double start = team_harness_now();
-        int failed = team_harness_run_spec(&spec);
-        printf("test_knomial p=%d: %s (%.2f s)\n", p, failed ? "FAILED" : "ok",
-               team_harness_now() - start);
-        fflush(stdout);
-        failures += failed != 0;
-    }
-    return failures != 0;
+    /* Shared memory: the barriers' arrival counts, one per member. */
+    const team_harness_spec_t spec = {.body = body,
+                                      .timeout_s = 300.0,
+                                      .env = env,
+                                      .shared_bytes = TEAM_HARNESS_MAX_P * sizeof(_Atomic long)};
+    return team_harness_for_sizes_spec(argc, argv, sizes, (int)NELEMS(sizes), &spec) != 0;
 }

@@ -24,10 +24,12 @@
 #include "coll/algos_tree.h"
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
+#include "coll_check.h"
 #include "patterns/cyclic.h"
 #include "patterns/recexch.h"
 #include "team_harness.h"
 #include "test_data.h"
+#include "user_ops.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -46,19 +48,6 @@ typedef enum algo { RECEXCH, CYCLIC } algo_t;
 
 typedef enum kind { PAIR, MATRIX, INT3, NOISY } kind_t;
 
-typedef struct mat2 {
-    double a, b, c, d; /* [[a, b], [c, d]] */
-} mat2_t;
-
-static const mat2_t generators[] = {
-    {1, 1, 0, 1}, {1, 0, 1, 1}, {0, 1, 1, 0}, {1, -1, 0, 1}, {-1, 0, 0, 1}, {1, 0, -1, 1},
-};
-
-static mat2_t mat_mul(const mat2_t *l, const mat2_t *r) {
-    return (mat2_t){l->a * r->a + l->b * r->c, l->a * r->b + l->b * r->d, l->c * r->a + l->d * r->c,
-                    l->c * r->b + l->d * r->d};
-}
-
 /* User ops given this context stall now and then before they read their operands: a slow
  * reader, so that a writer that reused a slot too early would be caught. */
 static int stall_ctx;
@@ -70,22 +59,15 @@ static void maybe_stall(void *ctx) {
     nanosleep(&nap, NULL);
 }
 
-/* inout[i] = in[i] * inout[i]: `in` is the left operand, as MPI defines for user functions. */
+/* The shared user functions (user_ops.h), as slow readers when given stall_ctx. */
 static void matrix_product(const void *in, void *inout, size_t n, void *ctx) {
     maybe_stall(ctx);
-    const mat2_t *l = in;
-    mat2_t *r = inout;
-    for (size_t i = 0; i < n; i++) r[i] = mat_mul(&l[i], &r[i]);
+    user_ops_mat2_product(in, inout, n, ctx);
 }
 
-/* Three int32 and 4 bytes of padding the function never touches. */
 static void int3_sum(const void *in, void *inout, size_t n, void *ctx) {
     maybe_stall(ctx);
-    for (size_t i = 0; i < n; i++) {
-        const int32_t *a = (const int32_t *)((const char *)in + 16 * i);
-        int32_t *b = (int32_t *)((char *)inout + 16 * i);
-        b[0] += a[0], b[1] += a[1], b[2] += a[2];
-    }
+    user_ops_int3_sum(in, inout, n, ctx);
 }
 
 typedef struct opsrc {
@@ -121,10 +103,6 @@ static opsrc_t opsrc_make(kind_t kind, shmcoll_dtype_t dtype, shmcoll_opcode_t o
     return s;
 }
 
-static mat2_t matrix_input(int rank, size_t i, uint64_t seed) {
-    return generators[test_data_mix(seed, (uint64_t)rank, i) % NELEMS(generators)];
-}
-
 static int32_t int3_input(int rank, size_t i, int k, uint64_t seed) {
     return (int32_t)(test_data_mix(seed, (uint64_t)rank, 3 * i + (size_t)k) % 2001) - 1000;
 }
@@ -138,7 +116,7 @@ static double noisy_input(int rank, size_t i, uint64_t seed) {
 static void opsrc_fill(const opsrc_t *s, int rank, int p, uint64_t seed, char *buf, size_t n) {
     for (size_t i = 0; i < n && s->kind != PAIR; i++) {
         if (s->kind == MATRIX) {
-            mat2_t m = matrix_input(rank, i, seed);
+            mat2_t m = user_ops_mat2_input(rank, i, seed);
             memcpy(buf + 32 * i, &m, sizeof m);
         } else if (s->kind == INT3) {
             for (int k = 0; k < 3; k++) {
@@ -166,10 +144,10 @@ static long opsrc_check(const opsrc_t *s, int p, uint64_t seed, const char *got,
     }
     for (size_t i = 0; i < n; i++) {
         if (s->kind == MATRIX) {
-            mat2_t acc = matrix_input(0, i, seed), g;
+            mat2_t acc = user_ops_mat2_input(0, i, seed), g;
             for (int r = 1; r < p; r++) {
-                mat2_t m = matrix_input(r, i, seed);
-                acc = mat_mul(&acc, &m);
+                mat2_t m = user_ops_mat2_input(r, i, seed);
+                acc = user_ops_mat2_mul(&acc, &m);
             }
             memcpy(&g, got + 32 * i, sizeof g);
             if (g.a != acc.a || g.b != acc.b || g.c != acc.c || g.d != acc.d) return (long)i;
@@ -346,10 +324,7 @@ static int spread(algo_t algo, int p, shmcoll_pattern_radix_t *out) {
 
 /* ---- Test sections ------------------------------------------------------------------------- */
 
-static const struct {
-    shmcoll_dtype_t dtype;
-    shmcoll_opcode_t op;
-} pairs[] = {
+static const coll_pair_t pairs[] = {
     {SHMCOLL_DT_DOUBLE, SHMCOLL_OP_SUM},        {SHMCOLL_DT_INT32, SHMCOLL_OP_SUM},
     {SHMCOLL_DT_SHORT_INT, SHMCOLL_OP_MINLOC},  {SHMCOLL_DT_UINT8, SHMCOLL_OP_BXOR},
     {SHMCOLL_DT_FLOAT, SHMCOLL_OP_MAX},         {SHMCOLL_DT_LONG_DOUBLE_COMPLEX, SHMCOLL_OP_SUM},
@@ -548,10 +523,7 @@ static int dav_cases(shmcoll_team_t *team, const shmcoll_pattern_radix_t *fr, in
 /* ---- The test body ------------------------------------------------------------------------- */
 
 static int body(shmcoll_team_t *team, void *arg) {
-    if (team->channel.chunk != 4096) {
-        team_harness_log("SHMCOLL_CHUNK=4k gave a chunk of %zu bytes", team->channel.chunk);
-        return 1;
-    }
+    if (team_harness_check_chunk(team, 4096)) return 1;
     const int p = team->size;
     shmcoll_pattern_radix_t fr[8], fc[8];
     int nr = spread(RECEXCH, p, fr), nc = spread(CYCLIC, p, fc);
@@ -576,16 +548,6 @@ int main(int argc, char **argv) {
     static const int sizes[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 31};
     static const char *const env[] = {"SHMCOLL_CHUNK=4k", NULL};
     if (test_data_check_layouts()) return 1;
-    int count = argc > 1 ? argc - 1 : (int)NELEMS(sizes), failures = 0;
-    for (int i = 0; i < count; i++) {
-        const int p = argc > 1 ? atoi(argv[i + 1]) : sizes[i];
-        team_harness_spec_t spec = {.p = p, .body = body, .timeout_s = 300.0, .env = env};
-        double start = team_harness_now();
-        int failed = team_harness_run_spec(&spec);
-        printf("test_multiradix p=%d: %s (%.2f s)\n", p, failed ? "FAILED" : "ok",
-               team_harness_now() - start);
-        fflush(stdout);
-        failures += failed != 0;
-    }
-    return failures != 0;
+    const team_harness_spec_t spec = {.body = body, .timeout_s = 300.0, .env = env};
+    return team_harness_for_sizes_spec(argc, argv, sizes, (int)NELEMS(sizes), &spec) != 0;
 }

@@ -11,317 +11,19 @@
  * chunks (SHMCOLL_CHUNK=4k) counts that need tens to hundreds of rounds. Large counts shrink
  * under sanitizers (team_harness_scale_down). Team sizes may be given on the command line. */
 #include "coll/coll.h"
+#include "rop.h"
+#include "team_cases.h"
 #include "team_harness.h"
 #include "test_data.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- Local helpers (failures, guarded buffers, the size loop) ----------------------------- */
-
-#define GUARD      64
-#define MAX_LOGGED 3
-
-/* Failures of this member. Every member always runs every case, whatever it saw, so the members
- * never disagree on which collective comes next; only the first few failures of each group of
- * cases (one op, one collective) are described, so one bug does not hide another. */
-static int failures, group, logged[64];
-
-static void set_group(int g) {
-    group = g & 63;
-}
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fail(const char *fmt, ...) {
-    failures++;
-    if (++logged[group] > MAX_LOGGED) return;
-    char text[512];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(text, sizeof text, fmt, args);
-    va_end(args);
-    team_harness_log("%s", text);
-}
-
-/* A buffer of `len` data bytes starting `misalign` bytes into a poisoned guard zone, with a
- * poisoned guard behind it. */
-typedef struct image {
-    unsigned char *mem;
-    unsigned char *data;
-    size_t total;
-} image_t;
-
-static int image_alloc(image_t *im, size_t len, size_t misalign) {
-    im->total = GUARD + misalign + len + GUARD;
-    im->mem = malloc(im->total);
-    if (!im->mem) {
-        fail("out of memory for %zu bytes", im->total);
-        return 1;
-    }
-    test_data_poison(im->mem, im->total);
-    im->data = im->mem + GUARD + misalign;
-    return 0;
-}
-
-static void image_free(image_t *im) {
-    free(im->mem);
-    im->mem = NULL;
-}
-
-/* The poison before the data and after its first `len` bytes must be intact. */
-static int image_guards(const image_t *im, size_t len, const char *desc) {
-    const size_t before = (size_t)(im->data - im->mem);
-    const long b = test_data_poisoned(im->mem, before);
-    const long a = test_data_poisoned(im->data + len, im->total - before - len);
-    if (b >= 0)
-        fail("%s: byte %ld before the receive buffer was overwritten", desc, (long)before - b);
-    if (a >= 0) fail("%s: byte %ld past the end of the result was overwritten", desc, a);
-    return b >= 0 || a >= 0;
-}
-
-/* A send buffer of exactly n bytes (at least one, so it is never NULL = in place). */
-static unsigned char *send_alloc(size_t n) {
-    unsigned char *buf = malloc(n ? n : 1);
-    if (!buf) fail("out of memory for %zu bytes", n);
-    return buf;
-}
-
-static int status_check(shmcoll_team_t *team, shmcoll_status_t status, const char *desc) {
-    if (status == SHMCOLL_OK) return 0;
-    fail("%s: returned %s (%s)", desc, shmcoll_status_string(status), team->error);
-    return 1;
-}
-
-/* Team sizes and the two chunk settings; the body learns which through its argument. */
-typedef struct run_mode {
-    int rounds; /* 1: 4 KiB chunks, counts that need many pipeline rounds */
-} run_mode_t;
+/* ---- The environments of the two chunk settings ------------------------------------------ */
 
 static const char *const env_default[] = {"SHMCOLL_TIMEOUT=30", NULL};
 static const char *const env_rounds[] = {"SHMCOLL_TIMEOUT=30", "SHMCOLL_CHUNK=4k", NULL};
-
-static int run_sizes(int argc, char **argv, team_harness_body_fn body) {
-    static const int sizes[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 31};
-    const int n = argc > 1 ? argc - 1 : (int)(sizeof sizes / sizeof *sizes);
-    const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-    int failed = 0;
-    for (int i = 0; i < n; i++) {
-        const int p = argc > 1 ? atoi(argv[i + 1]) : sizes[i];
-        for (int rounds = 0; rounds < (p > 16 ? 1 : 2); rounds++) {
-            run_mode_t mode = {.rounds = rounds};
-            team_harness_spec_t spec = {.p = p,
-                                        .body = body,
-                                        .arg = &mode,
-                                        .timeout_s = 150,
-                                        .env = rounds ? env_rounds : env_default};
-            const double start = team_harness_now();
-            const int f = team_harness_run_spec(&spec);
-            printf("%s p=%d chunk=%s: %s (%.2f s)\n", name, p, rounds ? "4k" : "default",
-                   f ? "FAILED" : "ok", team_harness_now() - start);
-            fflush(stdout);
-            failed |= f != 0;
-        }
-    }
-    return failed;
-}
-
-/* ---- Reduction ops: predefined kernels and two user ops ----------------------------------- */
-
-/* A user op that is not commutative: the product of 2x2 integer-valued matrices (elements of 4
- * doubles). The factors are shears, signed permutations and reflections, whose products over up
- * to 64 ranks keep every entry below 2^53 (the shears' spectral norm is the golden ratio), so the
- * results are exact whatever the association, and only the order of the factors matters. */
-typedef struct mat2 {
-    double a, b, c, d; /* [[a b] [c d]] */
-} mat2_t;
-
-static const mat2_t mat2_factors[] = {
-    {1, 1, 0, 1}, {1, 0, 1, 1},  {1, -1, 0, 1}, {1, 0, -1, 1},
-    {0, 1, 1, 0}, {0, -1, 1, 0}, {1, 0, 0, -1},
-};
-
-/* inout = in x inout: `in` is the left operand, MPI's user-function shape. */
-static void mat2_fn(const void *in, void *inout, size_t n, void *ctx) {
-    const mat2_t *l = in;
-    mat2_t *r = inout;
-    for (size_t i = 0; i < n; i++) {
-        const mat2_t x = l[i], y = r[i];
-        r[i] = (mat2_t){x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c,
-                        x.c * y.b + x.d * y.d};
-    }
-}
-
-/* A commutative user op: (sum, max) of 64-bit integers, which goes through the user-function
- * path of the movement-avoiding reduction. */
-typedef struct summax {
-    int64_t sum, max;
-} summax_t;
-
-static void summax_fn(const void *in, void *inout, size_t n, void *ctx) {
-    const summax_t *l = in;
-    summax_t *r = inout;
-    for (size_t i = 0; i < n; i++) {
-        r[i].sum += l[i].sum;
-        r[i].max = l[i].max > r[i].max ? l[i].max : r[i].max;
-    }
-}
-
-typedef enum rop_kind { ROP_KERNEL, ROP_MAT2, ROP_SUMMAX } rop_kind_t;
-
-typedef struct rop {
-    rop_kind_t kind;
-    shmcoll_dtype_t dtype; /* kernel ops */
-    shmcoll_opcode_t opcode;
-    int commutative; /* kernel ops: 0 forces the canonical-order path with a kernel */
-} rop_t;
-
-static int rop_make(const rop_t *r, shmcoll_reduce_op_t *op) {
-    switch (r->kind) {
-    case ROP_KERNEL:
-        if (test_data_op(r->dtype, r->opcode, op)) return -1;
-        op->commutative = r->commutative;
-        return 0;
-    case ROP_MAT2:
-        *op = (shmcoll_reduce_op_t){.user_fn = mat2_fn,
-                                    .size = sizeof(mat2_t),
-                                    .extent = sizeof(mat2_t),
-                                    .commutative = 0,
-                                    .name = "user 2x2 matrix product"};
-        return 0;
-    case ROP_SUMMAX:
-        *op = (shmcoll_reduce_op_t){.user_fn = summax_fn,
-                                    .size = sizeof(summax_t),
-                                    .extent = sizeof(summax_t),
-                                    .commutative = 1,
-                                    .name = "user (sum, max)/int64"};
-        return 0;
-    }
-    return -1;
-}
-
-static void rop_name(const rop_t *r, char *text, size_t len) {
-    if (r->kind == ROP_KERNEL)
-        snprintf(text, len, "%s/%s%s", shmcoll_opcode_name(r->opcode), shmcoll_dtype_name(r->dtype),
-                 r->commutative ? "" : " (as non-commutative)");
-    else
-        snprintf(text, len, "%s",
-                 r->kind == ROP_MAT2 ? "user 2x2 matrix product" : "user (sum, max)/int64");
-}
-
-static size_t rop_extent(const rop_t *r) {
-    return r->kind == ROP_KERNEL ? shmcoll_dtype_extent(r->dtype)
-           : r->kind == ROP_MAT2 ? sizeof(mat2_t)
-                                 : sizeof(summax_t);
-}
-
-/* A misalignment that keeps the element's own alignment. */
-static size_t rop_align(const rop_t *r) {
-    return r->kind == ROP_KERNEL ? test_data_align(r->dtype) : sizeof(double);
-}
-
-/* Bytes from the first element to the last data byte of n elements. */
-static size_t rop_span(const rop_t *r, size_t n) {
-    return r->kind == ROP_KERNEL ? test_data_span(r->dtype, n) : n * rop_extent(r);
-}
-
-/* Elements [first, first + n) of `rank`'s input. */
-static int rop_fill(const rop_t *r, int rank, int p, uint64_t seed, size_t first, size_t n,
-                    void *out) {
-    const size_t extent = rop_extent(r);
-    if (r->kind == ROP_KERNEL) { /* the generator starts at element 0 */
-        unsigned char *all = calloc(first + n ? first + n : 1, extent);
-        if (!all) {
-            fail("out of memory for %zu elements", first + n);
-            return -1;
-        }
-        test_data_fill(r->dtype, r->opcode, rank, p, seed, all, first + n);
-        memcpy(out, all + first * extent, rop_span(r, n)); /* not the padding past the data */
-        free(all);
-        return 0;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const uint64_t h = test_data_mix(seed, (uint64_t)rank, first + i);
-        if (r->kind == ROP_MAT2)
-            ((mat2_t *)out)[i] = mat2_factors[h % (sizeof mat2_factors / sizeof *mat2_factors)];
-        else
-            ((summax_t *)out)[i] =
-                (summax_t){(int64_t)(h % 2001) - 1000, (int64_t)((h >> 16) % 2000001) - 1000000};
-    }
-    return 0;
-}
-
-/* acc = x op acc over n elements (x is the left operand, the lower ranks). */
-static void rop_apply(const rop_t *r, const void *x, void *acc, size_t n) {
-    if (r->kind == ROP_KERNEL)
-        shmcoll_kernel_reduce_scalar(r->dtype, r->opcode)(x, acc, acc, n);
-    else if (r->kind == ROP_MAT2)
-        mat2_fn(x, acc, n, NULL);
-    else
-        summax_fn(x, acc, n, NULL);
-}
-
-/* out = x(lo) op ... op x(hi) over elements [first, first + n), in rank order; hi >= lo. */
-static int rop_reference(const rop_t *r, int p, uint64_t seed, int lo, int hi, size_t first,
-                         size_t n, void *out) {
-    void *tmp = malloc(n ? n * rop_extent(r) : 1);
-    int failed = !tmp || rop_fill(r, hi, p, seed, first, n, out);
-    for (int q = hi - 1; q >= lo && !failed; q--) {
-        failed = rop_fill(r, q, p, seed, first, n, tmp);
-        if (!failed) rop_apply(r, tmp, out, n);
-    }
-    free(tmp);
-    return failed;
-}
-
-/* Index of the first element whose data differ, or -1 (matrix entries compare as numbers, so
- * that a zero's sign, which depends on the association, does not count). */
-static long rop_compare(const rop_t *r, const void *got, const void *want, size_t n) {
-    if (r->kind == ROP_KERNEL) return test_data_compare(r->dtype, got, want, n);
-    for (size_t i = 0; i < n; i++) {
-        if (r->kind == ROP_MAT2) {
-            const mat2_t *g = (const mat2_t *)got + i, *w = (const mat2_t *)want + i;
-            if (g->a != w->a || g->b != w->b || g->c != w->c || g->d != w->d) return (long)i;
-        } else if (memcmp((const summax_t *)got + i, (const summax_t *)want + i,
-                          sizeof(summax_t))) {
-            return (long)i;
-        }
-    }
-    return -1;
-}
-
-static void rop_format(const rop_t *r, const void *elem, char *text, size_t len) {
-    if (r->kind == ROP_KERNEL) {
-        test_data_format(r->dtype, elem, text, len);
-    } else if (r->kind == ROP_MAT2) {
-        mat2_t m;
-        memcpy(&m, elem, sizeof m);
-        snprintf(text, len, "[[%g %g] [%g %g]]", m.a, m.b, m.c, m.d);
-    } else {
-        summax_t s;
-        memcpy(&s, elem, sizeof s);
-        snprintf(text, len, "(%lld, %lld)", (long long)s.sum, (long long)s.max);
-    }
-}
-
-/* Compares n result elements with the reference; describes the first wrong one. */
-static int rop_check(const rop_t *r, const void *got, const void *want, size_t n,
-                     const char *desc) {
-    const long first = rop_compare(r, got, want, n);
-    if (first < 0) return 0;
-    size_t bad = 0;
-    const size_t extent = rop_extent(r);
-    for (size_t i = (size_t)first; i < n; i++)
-        bad +=
-            rop_compare(r, (const char *)got + i * extent, (const char *)want + i * extent, 1) >= 0;
-    char g[128], w[128];
-    rop_format(r, (const char *)got + (size_t)first * extent, g, sizeof g);
-    rop_format(r, (const char *)want + (size_t)first * extent, w, sizeof w);
-    fail("%s: %zu of %zu elements wrong; element %ld is %s, expected %s", desc, bad, n, first, g,
-         w);
-    return 1;
-}
 
 /* ---- The checks --------------------------------------------------------------------------- */
 
@@ -337,14 +39,14 @@ static int check_scan(shmcoll_team_t *team, const rop_t *r, size_t count, int in
              (unsigned long long)seed);
     shmcoll_reduce_op_t op;
     if (rop_make(r, &op)) {
-        fail("%s: no kernel", desc);
+        team_cases_fail("%s: no kernel", desc);
         return 1;
     }
-    image_t recv = {0};
+    team_cases_image_t recv = {0};
     unsigned char *send = NULL, *copy = NULL, *want = NULL, *before = NULL;
-    int failed = image_alloc(&recv, bytes, misalign) || !(want = send_alloc(bytes)) ||
-                 !(before = malloc(recv.total));
-    if (!failed && !in_place) failed = !(send = send_alloc(bytes)) || !(copy = send_alloc(bytes));
+    int failed = team_cases_image_alloc(&recv, bytes, misalign) ||
+                 !(want = team_cases_alloc(bytes)) || !(before = malloc(recv.total));
+    if (!failed && !in_place) failed = !(send = team_cases_send_alloc(bytes, &copy));
     if (!failed) failed = rop_fill(r, me, p, seed, 0, count, in_place ? recv.data : send);
     if (!failed && !untouched)
         failed = rop_reference(r, p, seed, 0, inclusive ? me : me - 1, 0, count, want);
@@ -354,62 +56,44 @@ static int check_scan(shmcoll_team_t *team, const rop_t *r, size_t count, int in
 
     const shmcoll_status_t status = inclusive ? shmcoll_scan(team, send, recv.data, count, &op)
                                               : shmcoll_exscan(team, send, recv.data, count, &op);
-    failed |= status_check(team, status, desc);
+    failed |= team_cases_status_check(team, status, desc);
     if (untouched) {
         if (memcmp(before, recv.mem, recv.total)) {
-            fail("%s: member 0's receive buffer was written", desc);
+            team_cases_fail("%s: member 0's receive buffer was written", desc);
             failed = 1;
         }
     } else {
         failed |= rop_check(r, recv.data, want, count, desc);
-        failed |= image_guards(&recv, rop_span(r, count), desc);
+        failed |= team_cases_image_guards(&recv, rop_span(r, count), desc);
     }
-    if (send && memcmp(send, copy, bytes)) {
-        fail("%s: the send buffer was modified", desc);
-        failed = 1;
-    }
+    failed |= team_cases_send_check(send, copy, bytes, desc);
 out:
-    image_free(&recv);
+    team_cases_image_free(&recv);
     free(send), free(copy), free(want), free(before);
     return failed;
 }
 
-#define KERNEL(dt, op)                                                                             \
-    { ROP_KERNEL, SHMCOLL_DT_##dt, SHMCOLL_OP_##op, 1 }
-#define USER(kind)                                                                                 \
-    { kind, SHMCOLL_DT_BYTE, SHMCOLL_OP_SUM, 0 }
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static const rop_t all_ops[] = {
-    KERNEL(INT32, SUM),
-    KERNEL(DOUBLE, SUM),
-    KERNEL(FLOAT, MIN),
-    KERNEL(UINT8, BXOR),
-    KERNEL(INT64, PROD),
-    KERNEL(DOUBLE_INT, MAXLOC),
-    KERNEL(SHORT_INT, MINLOC),
-    KERNEL(FLOAT_INT, MINLOC),
-    KERNEL(LONG_DOUBLE_INT, MAXLOC),
-    KERNEL(BOOL, LAND),
-    KERNEL(DOUBLE_COMPLEX, SUM),
-    KERNEL(LONG_DOUBLE, SUM),
-    KERNEL(INT16, LXOR),
-    KERNEL(UINT32, BOR),
-    KERNEL(UINT16, MAX),
-    USER(ROP_MAT2),
-    USER(ROP_SUMMAX),
+    ROP_PAIR(INT32, SUM),        ROP_PAIR(DOUBLE, SUM),         ROP_PAIR(FLOAT, MIN),
+    ROP_PAIR(UINT8, BXOR),       ROP_PAIR(INT64, PROD),         ROP_PAIR(DOUBLE_INT, MAXLOC),
+    ROP_PAIR(SHORT_INT, MINLOC), ROP_PAIR(FLOAT_INT, MINLOC),   ROP_PAIR(LONG_DOUBLE_INT, MAXLOC),
+    ROP_PAIR(BOOL, LAND),        ROP_PAIR(DOUBLE_COMPLEX, SUM), ROP_PAIR(LONG_DOUBLE, SUM),
+    ROP_PAIR(INT16, LXOR),       ROP_PAIR(UINT32, BOR),         ROP_PAIR(UINT16, MAX),
+    ROP_USER(ROP_MAT2),          ROP_USER(ROP_SUMMAX),
 };
 
 /* Many-round and large-team cases. */
 static const rop_t few_ops[] = {
-    KERNEL(DOUBLE, SUM),
-    KERNEL(SHORT_INT, MINLOC),
-    USER(ROP_MAT2),
-    USER(ROP_SUMMAX),
+    ROP_PAIR(DOUBLE, SUM),
+    ROP_PAIR(SHORT_INT, MINLOC),
+    ROP_USER(ROP_MAT2),
+    ROP_USER(ROP_SUMMAX),
 };
 
 static int body(shmcoll_team_t *team, void *arg) {
-    const run_mode_t *mode = arg;
+    const team_cases_mode_t *mode = arg;
     const int big_team = team->size > 16;
     const size_t small[] = {0, 1, 7, 16, 1000 / (size_t)team_harness_scale_down()};
     static const size_t cheap[] = {7, 1000};
@@ -425,15 +109,14 @@ static int body(shmcoll_team_t *team, void *arg) {
             for (int variant = 0; variant < 4; variant++) {
                 const uint64_t seed = test_data_mix((uint64_t)team->size, index++, 51);
                 const int inclusive = !(variant & 1);
-                set_group(2 * (int)k + !inclusive);
+                team_cases_set_group(2 * (int)k + !inclusive);
                 check_scan(team, &ops[k], sizes[s], inclusive, variant >> 1,
                            seed % 3 ? 0 : rop_align(&ops[k]), seed);
             }
-    if (failures) team_harness_log("%d failures in all", failures);
-    return failures != 0;
+    return team_cases_verdict();
 }
 
 int main(int argc, char **argv) {
     if (test_data_check_layouts()) return 1;
-    return run_sizes(argc, argv, body) != 0;
+    return team_cases_run_sizes(argc, argv, body, env_default, env_rounds, 0);
 }

@@ -3,6 +3,7 @@
  *    every byte: a writer that reused a slot before all readers were done would be caught;
  *  - a wait for a flag nobody writes times out with a message naming the peer and operation;
  *  - a wait for a dead process fails fast as PEER_DEAD, even when it is an unreaped zombie. */
+#include "check.h"
 #include "core/team.h"
 #include "shm/channel.h"
 #include "shm/wait.h"
@@ -52,17 +53,6 @@ static int stream_body(shmcoll_team_t *team, void *arg) {
     }
     return 0;
 }
-
-static int failures;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static double now(void) {
     struct timespec ts;
@@ -114,8 +104,8 @@ int main(void) {
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
         CHECK(team_harness_run(sizes[i], stream_body, NULL, 120) == 0,
               "streaming %d steps through p=%d members", STEPS, sizes[i]);
-    if (failures) {
-        fprintf(stderr, "channel: %d failures\n", failures);
+    if (check_failures()) {
+        fprintf(stderr, "channel: %ld failures\n", check_failures());
         return 1;
     }
     printf("channel: all checks passed\n");

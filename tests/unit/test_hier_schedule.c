@@ -16,26 +16,16 @@
  * reader among its readers (the claim set), and the final result holds every rank's input
  * exactly once, in rank order when every level is contiguous. The NUMA crossings measured are
  * printed. */
+#include "check.h"
 #include "coll/hier_schedule.h"
 #include "topo/hierarchy.h"
 #include "topo/topo.h"
+#include "topo_check.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            if (++failures <= 30) {                                                                \
-                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
-                fprintf(stderr, __VA_ARGS__);                                                      \
-                fputc('\n', stderr);                                                               \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
 
 #define MAXP  512
 #define WORDS (MAXP / 64)
@@ -62,18 +52,6 @@ static int map_team(const shmcoll_topo_t *topo, const char *mapping, int size, i
     }
     for (int r = 0; r < size; r++) pu[r] = shmcoll_topo_pu_os(topo, logical[r]);
     return 0;
-}
-
-static shmcoll_topo_hier_t *build(const shmcoll_topo_place_t *places, int size, const char *list,
-                                  int root) {
-    shmcoll_topo_kind_t kinds[SHMCOLL_TOPO_MAX_LEVELS];
-    int nkinds;
-    shmcoll_topo_hier_t *hier = NULL;
-    CHECK(shmcoll_topo_levels_parse(list, kinds, &nkinds, error, sizeof error) == SHMCOLL_OK, "%s",
-          error);
-    CHECK(shmcoll_topo_hier_build(places, size, kinds, nkinds, root, &hier) == SHMCOLL_OK,
-          "build \"%s\" size %d root %d", list, size, root);
-    return hier;
 }
 
 static int occupied(const shmcoll_topo_place_t *places, int size, shmcoll_topo_kind_t kind) {
@@ -148,7 +126,7 @@ static void check_bcast(const shmcoll_topo_place_t *places, int size, const char
     const int sockets = occupied(places, size, SHMCOLL_TOPO_SOCKET);
     char desc[256];
     for (int root = 0; root < size; root++) {
-        shmcoll_topo_hier_t *h = build(places, size, list, root);
+        shmcoll_topo_hier_t *h = topo_check_hier_build(places, size, list, root);
         if (!h) return;
         snprintf(desc, sizeof desc, "%s \"%s\" root %d", what, list, root);
         CHECK(shmcoll_coll_hier_root(h) == root, "%s: tree rooted at %d", desc,
@@ -162,7 +140,7 @@ static void check_bcast(const shmcoll_topo_place_t *places, int size, const char
         *numa_seen = numa_cross, *socket_seen = socket_cross;
         shmcoll_topo_hier_destroy(h);
     }
-    shmcoll_topo_hier_t *h = build(places, size, list, -1);
+    shmcoll_topo_hier_t *h = topo_check_hier_build(places, size, list, -1);
     if (!h) return;
     snprintf(desc, sizeof desc, "%s \"%s\" from the top group", what, list);
     int numa_cross, socket_cross;
@@ -330,8 +308,9 @@ static void run_machine(const machine_t *m) {
             for (int li = 0; li < 2; li++)
                 check_bcast(places, size, lists[li], what, &numa_cross, &socket_cross);
             /* Reductions: the flow does not depend on the root (only the result's reader). */
-            shmcoll_topo_hier_t *h = build(places, size, "l3,numa,socket", -1);
-            shmcoll_topo_hier_t *hr = build(places, size, "l3,numa,socket", size - 1);
+            shmcoll_topo_hier_t *h = topo_check_hier_build(places, size, "l3,numa,socket", -1);
+            shmcoll_topo_hier_t *hr =
+                topo_check_hier_build(places, size, "l3,numa,socket", size - 1);
             long cross = 0;
             const size_t n = size > 100 ? 100 : 1000;
             if (h && hr) {
@@ -369,6 +348,7 @@ static void test_parts(void) {
 }
 
 int main(void) {
+    check_log_limit(30); /* one wrong schedule fails many checks */
     test_parts();
     static const machine_t machines[] = {
         {"EPYC 2x64", "pack:2 numa:4 l3:2 core:8 pu:1", {1, 2, 3, 7, 16, 37, 64, 128}},
@@ -379,7 +359,7 @@ int main(void) {
         {"odd 2x3x1", "pack:2 numa:3 l3:1 core:7 pu:1", {6, 29, 42}},
     };
     for (size_t i = 0; i < sizeof machines / sizeof machines[0]; i++) run_machine(&machines[i]);
-    if (failures) fprintf(stderr, "%d failures\n", failures);
-    printf("hier_schedule: %s\n", failures ? "FAILED" : "ok");
-    return failures != 0;
+    if (check_failures()) fprintf(stderr, "%ld failures\n", check_failures());
+    printf("hier_schedule: %s\n", check_failures() ? "FAILED" : "ok");
+    return check_failures() != 0;
 }

@@ -13,11 +13,12 @@
  * 4. Dispatch: the default ISA is the best the CPU has, SHMCOLL_ISA caps it (checked in forked
  *    children, since the choice is made once per process).
  * 5. The temporal copy. */
+#include "check.h"
 #include "kernels/kernels.h"
+#include "test_data.h"
 
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,36 +26,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static long checks;
-static long failures;
-
-static void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void report(const char *fmt, ...) {
-    failures++;
-    if (failures > 30) return;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("FAIL: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(cond)) report(__VA_ARGS__);                                                          \
-    } while (0)
-
 /* ---- random numbers --------------------------------------------------------------------- */
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 
+/* The next value of this test's own random stream. */
 static uint64_t rnd(void) {
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545f4914f6cdd1dull;
+    return test_data_xorshift(&rng_state);
 }
 
 /* ---- the test's own view of the element layouts ----------------------------------------- */
@@ -334,20 +312,13 @@ static void random_piece(const piece_t *p, int small, unsigned char *dst) {
     }
 }
 
-static void random_bytes(unsigned char *p, size_t len) {
-    for (size_t i = 0; i < len; i += 8) {
-        uint64_t v = rnd();
-        memcpy(p + i, &v, len - i < 8 ? len - i : 8);
-    }
-}
-
 /* Random bytes everywhere (padding included), then data; about one element in six of b is a
  * copy of a's, for ties. */
 static void random_inputs(shmcoll_dtype_t dt, unsigned char *a, unsigned char *b, size_t n) {
     layout_t l = layout_of(dt);
     size_t span = span_of(dt, n);
-    random_bytes(a, span);
-    random_bytes(b, span);
+    test_data_random_bytes(&rng_state, a, span);
+    test_data_random_bytes(&rng_state, b, span);
     for (size_t e = 0; e < n; e++) {
         for (int k = 0; k < l.count; k++) {
             const piece_t *p = &l.piece[k];
@@ -406,7 +377,7 @@ static void compare(const run_t *r, const unsigned char *got, const unsigned cha
     layout_t l = layout_of(r->dt);
     size_t span = span_of(r->dt, r->n);
     int any_nan = r->op == SHMCOLL_OP_SUM || r->op == SHMCOLL_OP_PROD;
-    checks++;
+    check_tally();
     /* Fast path for types whose elements are all data. */
     const piece_t *last = &l.piece[l.count - 1];
     int dense = last->off + last->len == l.extent && (l.count == 1 || l.piece[0].len == last->off);
@@ -415,10 +386,11 @@ static void compare(const run_t *r, const unsigned char *got, const unsigned cha
         size_t base = e * l.extent;
         for (size_t at = base; at < base + l.extent && at < span; at++) {
             if (got[at] == keep[at] || is_data_byte(&l, at - base)) continue;
-            report("dtype=%s op=%s isa=%s len=%zu offsets=(%zu,%zu,%zu) form=%s: element %zu: "
-                   "padding byte %zu written",
-                   shmcoll_dtype_name(r->dt), shmcoll_opcode_name(r->op), r->isa, r->n, r->oa,
-                   r->ob, r->oo, r->form, e, at - base);
+            check_fail(__FILE__, __LINE__,
+                       "dtype=%s op=%s isa=%s len=%zu offsets=(%zu,%zu,%zu) form=%s: element %zu: "
+                       "padding byte %zu written",
+                       shmcoll_dtype_name(r->dt), shmcoll_opcode_name(r->op), r->isa, r->n, r->oa,
+                       r->ob, r->oo, r->form, e, at - base);
             return;
         }
         for (int k = 0; k < l.count; k++) {
@@ -429,10 +401,11 @@ static void compare(const run_t *r, const unsigned char *got, const unsigned cha
             char gt[40], wt[40];
             hex(g, p->len, gt);
             hex(w, p->len, wt);
-            report("dtype=%s op=%s isa=%s len=%zu offsets=(%zu,%zu,%zu) form=%s: element %zu "
-                   "differs (got 0x%s, want 0x%s)",
-                   shmcoll_dtype_name(r->dt), shmcoll_opcode_name(r->op), r->isa, r->n, r->oa,
-                   r->ob, r->oo, r->form, e, gt, wt);
+            check_fail(__FILE__, __LINE__,
+                       "dtype=%s op=%s isa=%s len=%zu offsets=(%zu,%zu,%zu) form=%s: element %zu "
+                       "differs (got 0x%s, want 0x%s)",
+                       shmcoll_dtype_name(r->dt), shmcoll_opcode_name(r->op), r->isa, r->n, r->oa,
+                       r->ob, r->oo, r->form, e, gt, wt);
             return;
         }
     }
@@ -444,7 +417,8 @@ static void reduce1(shmcoll_dtype_t dt, shmcoll_opcode_t op, const void *x, cons
                     void *r) {
     shmcoll_reduce_fn fn = shmcoll_kernel_reduce_scalar(dt, op);
     if (!fn) {
-        report("no scalar kernel for %s/%s", shmcoll_dtype_name(dt), shmcoll_opcode_name(op));
+        check_fail(__FILE__, __LINE__, "no scalar kernel for %s/%s", shmcoll_dtype_name(dt),
+                   shmcoll_opcode_name(op));
         return;
     }
     fn(x, y, r, 1);
@@ -861,7 +835,7 @@ static void test_one_case(shmcoll_dtype_t dt, shmcoll_opcode_t op, size_t n, siz
                   *b0 = buffer(0, span);
     random_inputs(dt, a, b, n);
     memcpy(a0, a, span), memcpy(b0, b, span);
-    random_bytes(keep, span);
+    test_data_random_bytes(&rng_state, keep, span);
     memcpy(ref, keep, span);
     run_t r = {dt, op, "scalar", "oracle", n, oa, ob, oo};
     shmcoll_kernel_reduce_scalar(dt, op)(a, b, ref, n);
@@ -995,6 +969,7 @@ static void test_copy(void) {
 }
 
 int main(void) {
+    check_log_limit(30);
     unsetenv("SHMCOLL_ISA"); /* the default choice is tested; test_dispatch sets caps itself */
     test_dispatch();
     test_oracle_values();
@@ -1002,12 +977,12 @@ int main(void) {
     test_table();
     test_isas();
     test_copy();
-    if (failures) {
-        fprintf(stderr, "kernels: %ld of %ld checks failed\n", failures, checks);
+    if (check_failures()) {
+        fprintf(stderr, "kernels: %ld of %ld checks failed\n", check_failures(), check_total());
         return 1;
     }
     printf("kernels: %ld kernel runs compared with the oracle; dispatched isa %s\n",
            kernels_compared, shmcoll_kernel_isa());
-    printf("kernels: %ld checks passed\n", checks);
+    printf("kernels: %ld checks passed\n", check_total());
     return 0;
 }

@@ -12,12 +12,12 @@
  * 3. The same under SHMCOLL_ISA=avx2 and =scalar, in forked children (the ISA is chosen once per
  *    process): with scalar there are no streaming kernels and the copy is memcpy.
  * 4. The policy: the usable-cache formula, the decision's truth table, and SHMCOLL_NT. */
+#include "check.h"
 #include "core/config.h"
 #include "kernels/kernels.h"
 #include "kernels/nt_policy.h"
 #include "test_data.h"
 
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,42 +25,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static long checks;
-static long failures;
-
-static void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void report(const char *fmt, ...) {
-    failures++;
-    if (failures > 30) return;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("FAIL: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        if (!(cond)) report(__VA_ARGS__);                                                          \
-    } while (0)
-
+/* This test's own random stream. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rnd(void) {
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545f4914f6cdd1dull;
-}
-
-static void random_bytes(unsigned char *p, size_t len) {
-    for (size_t i = 0; i < len; i += 8) {
-        uint64_t r = rnd();
-        memcpy(p + i, &r, len - i < 8 ? len - i : 8);
-    }
-}
 
 static void *xmalloc(size_t bytes) {
     void *p = malloc(bytes ? bytes : 1);
@@ -125,7 +91,7 @@ static void test_copy_isa(shmcoll_copy_fn fn, const char *isa, size_t step) {
     enum { MAX_SMALL = 4099 };
     arena_t d = {0}, s = {0};
     unsigned char *src_base = arena_get(&s, 4u << 20);
-    random_bytes(src_base, 2 * GUARD + ALIGN + (4u << 20));
+    test_data_random_bytes(&rng_state, src_base, 2 * GUARD + ALIGN + (4u << 20));
     fn(NULL, NULL, 0); /* empty buffers may be NULL */
     for (size_t len = 0; len <= MAX_SMALL; len += step) {
         for (size_t k = 0; k < 2; k++) {
@@ -145,7 +111,7 @@ static void test_copy_isa(shmcoll_copy_fn fn, const char *isa, size_t step) {
     static const size_t exact[] = {1, 63, 64, 65, 255, 256, 257, 1000, 4099, 65536 + 3};
     for (size_t e = 0; e < sizeof exact / sizeof exact[0]; e++) {
         unsigned char *src = xmalloc(exact[e]), *dst = xmalloc(exact[e]);
-        random_bytes(src, exact[e]);
+        test_data_random_bytes(&rng_state, src, exact[e]);
         fn(dst, src, exact[e]);
         CHECK(!memcmp(dst, src, exact[e]), "copy_nt isa=%s exact buffers of %zu bytes", isa,
               exact[e]);
@@ -259,7 +225,7 @@ static void reduce_case(shmcoll_dtype_t dt, shmcoll_opcode_t op, size_t n, size_
     unsigned char *ref = xmalloc(span);
     rcase_t c = {dt, op, n, off, NULL};
     /* Against the temporal kernel: random bits, NaNs and all. */
-    random_bytes(a, span), random_bytes(b, span);
+    test_data_random_bytes(&rng_state, a, span), test_data_random_bytes(&rng_state, b, span);
     if (dt == SHMCOLL_DT_BOOL) /* a C _Bool object holds 0 or 1 */
         for (size_t i = 0; i < span; i++) a[i] &= 1, b[i] &= 1;
     for (size_t f = 0; f < 3; f++) {
@@ -344,7 +310,7 @@ static void run_in_child(const char *isa, int streaming) {
         test_nt_table(streaming);
         test_copy_isa(shmcoll_kernel_copy_nt, isa, 37);
         test_reduce(0);
-        _exit(failures ? 1 : 0);
+        _exit(check_failures() ? 1 : 0);
     }
     int status = 0;
     CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
@@ -463,6 +429,7 @@ static void test_knob(void) {
 }
 
 int main(void) {
+    check_log_limit(30);
     unsetenv("SHMCOLL_ISA");
     test_other_isas();
     const char *isa = shmcoll_kernel_isa();
@@ -472,11 +439,11 @@ int main(void) {
     test_usable_cache();
     test_decide();
     test_knob();
-    if (failures) {
-        fprintf(stderr, "kernels_nt: %ld of %ld checks failed\n", failures, checks);
+    if (check_failures()) {
+        fprintf(stderr, "kernels_nt: %ld of %ld checks failed\n", check_failures(), check_total());
         return 1;
     }
     printf("kernels_nt: dispatched isa %s, %ld reduction cases, %ld checks passed\n", isa,
-           reduce_cases, checks);
+           reduce_cases, check_total());
     return 0;
 }

@@ -9,6 +9,7 @@
  *  - cyclic shift: every rank ends with its block holding each contribution exactly once
  *    (bitmasks), allgather likewise; the enumeration matches the paper's ten options for p = 8;
  *  - dissemination: ceil(log2 p) rounds let everyone hear from everyone, one fewer does not. */
+#include "check.h"
 #include "patterns/cyclic.h"
 #include "patterns/dissem.h"
 #include "patterns/knomial.h"
@@ -20,19 +21,6 @@
 #include <string.h>
 
 #define PMAX 256
-
-static int failures;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            if (failures < 30) {                                                                   \
-                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
-                fprintf(stderr, __VA_ARGS__);                                                      \
-                fputc('\n', stderr);                                                               \
-            }                                                                                      \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 /* ---- bit sets of up to PMAX ranks or blocks ---------------------------------------------- */
 
@@ -180,7 +168,8 @@ static mask_t held[PMAX], next_held[PMAX];
 
 /* Symbolic reduce-scatter and allgather of f over p ranks; returns 0 if all is well. */
 static int simulate_recexch(int p, const shmcoll_pattern_radix_t *f) {
-    int before = failures, members[PMAX];
+    const long before = check_failures();
+    int members[PMAX];
     char text[128];
     shmcoll_pattern_radix_format(f, text, sizeof text);
     for (int r = 0; r < p; r++)
@@ -219,7 +208,7 @@ static int simulate_recexch(int p, const shmcoll_pattern_radix_t *f) {
             shmcoll_pattern_recexch_blocks(f, j + 1, r, &first, &count);
             memcpy(&state[r][first], &next_state[r][first], sizeof(interval_t) * (size_t)count);
         }
-        if (failures > before) return 1;
+        if (check_failures() > before) return 1;
     }
     mask_t owners = {{0}};
     for (int r = 0; r < p; r++) {
@@ -255,7 +244,7 @@ static int simulate_recexch(int p, const shmcoll_pattern_radix_t *f) {
     }
     for (int r = 0; r < p; r++)
         CHECK(mask_count(&held[r]) == p, "p=%d {%s}: allgather incomplete at %d", p, text, r);
-    return failures > before;
+    return check_failures() > before;
 }
 
 static void simulate_recexch_cb(const shmcoll_pattern_radix_t *f, void *ctx) {
@@ -345,7 +334,8 @@ static void test_recexch(void) {
 static mask_t partial[PMAX][PMAX], next_partial[PMAX][PMAX];
 
 static int simulate_cyclic(int p, const shmcoll_pattern_radix_t *f) {
-    int before = failures, n = f->nsteps;
+    const long before = check_failures();
+    int n = f->nsteps;
     char text[128];
     shmcoll_pattern_radix_format(f, text, sizeof text);
     set_words(p);
@@ -389,7 +379,7 @@ static int simulate_cyclic(int p, const shmcoll_pattern_radix_t *f) {
         /* Peers read the old partial sums: commit the kept windows only after the whole step. */
         for (int r = 0; r < p; r++)
             for (int i = 0; i < kept; i++) partial[r][(r + i) % p] = next_partial[r][(r + i) % p];
-        if (failures > before) return 1;
+        if (check_failures() > before) return 1;
     }
     for (int r = 0; r < p; r++)
         CHECK(mask_count(&partial[r][r]) == p, "p=%d {%s}: rank %d's block has %d contributions", p,
@@ -422,7 +412,7 @@ static int simulate_cyclic(int p, const shmcoll_pattern_radix_t *f) {
     }
     for (int r = 0; r < p; r++)
         CHECK(mask_count(&held[r]) == p, "p=%d {%s}: allgather incomplete", p, text);
-    return failures > before;
+    return check_failures() > before;
 }
 
 static void simulate_cyclic_cb(const shmcoll_pattern_radix_t *f, void *ctx) {
@@ -511,12 +501,13 @@ static void test_dissem(void) {
 }
 
 int main(void) {
+    check_log_limit(30); /* one wrong schedule fails many checks */
     test_knomial();
     test_recexch();
     test_cyclic();
     test_dissem();
-    if (failures) {
-        fprintf(stderr, "test_patterns: %d failures\n", failures);
+    if (check_failures()) {
+        fprintf(stderr, "test_patterns: %ld failures\n", check_failures());
         return 1;
     }
     printf("test_patterns: ok\n");

@@ -1,6 +1,7 @@
 /* Segment lifecycle: create/attach/unlink leave no file behind, names are unpredictable and never
  * reused, a failed reservation (no space) is a clean error with nothing left, and a segment of
  * the wrong size is refused at attach. */
+#include "check.h"
 #include "shm/segment.h"
 
 #include <dirent.h>
@@ -8,17 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int failures;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static int count_files(const char *dir) {
     DIR *d = opendir(dir);
@@ -91,8 +81,8 @@ int main(void) {
           "missing directory is a named error: %s", error);
 
     rmdir(dir);
-    if (failures) {
-        fprintf(stderr, "segment: %d failures\n", failures);
+    if (check_failures()) {
+        fprintf(stderr, "segment: %ld failures\n", check_failures());
         return 1;
     }
     printf("segment: all checks passed\n");

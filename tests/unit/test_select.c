@@ -2,22 +2,12 @@
  * rule lookup, and the cost model's choices on a few team shapes: flat for small reductions,
  * movement-avoiding for large commutative ones, never an algorithm that does not support the
  * call, hierarchical ones only on hierarchical machines. */
+#include "check.h"
 #include "select/select.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-
-static int failures;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static void check_bad(const char *text, const char *token) {
     shmcoll_tune_t tune = {0};
@@ -93,8 +83,8 @@ int main(void) {
         for (size_t b = 1; b < ((size_t)1 << 34); b <<= 3)
             for (int c = 0; c < 2; c++) pick((shmcoll_coll_kind_t)k, b, c, &numa, NULL);
 
-    if (failures) {
-        fprintf(stderr, "select: %d failures\n", failures);
+    if (check_failures()) {
+        fprintf(stderr, "select: %ld failures\n", check_failures());
         return 1;
     }
     printf("select: all checks passed\n");

@@ -6,26 +6,17 @@
  * partitions, the root leading all its groups), and the shapes against what the machine's
  * parameters imply. Also: this machine's topology, binding -> PU, cache facts, mapping and
  * sensitivity-list errors, and an XML round trip. */
+#include "check.h"
 #include "topo/cpus.h"
 #include "topo/hierarchy.h"
 #include "topo/topo.h"
+#include "topo_check.h"
 
 #include <hwloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int failures;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 #define MAXP 512
 
@@ -42,18 +33,6 @@ static void places_of(const shmcoll_topo_t *topo, const int *pu, int size,
                       shmcoll_topo_place_t *places) {
     for (int r = 0; r < size; r++)
         CHECK(shmcoll_topo_place(topo, pu[r], &places[r]) == SHMCOLL_OK, "place of PU %d", pu[r]);
-}
-
-static shmcoll_topo_hier_t *build(const shmcoll_topo_place_t *places, int size, const char *list,
-                                  int root) {
-    shmcoll_topo_kind_t kinds[SHMCOLL_TOPO_MAX_LEVELS];
-    int nkinds;
-    shmcoll_topo_hier_t *hier = NULL;
-    CHECK(shmcoll_topo_levels_parse(list, kinds, &nkinds, error, sizeof error) == SHMCOLL_OK, "%s",
-          error);
-    CHECK(shmcoll_topo_hier_build(places, size, kinds, nkinds, root, &hier) == SHMCOLL_OK,
-          "build \"%s\" size %d root %d", list, size, root);
-    return hier;
 }
 
 /* ---- invariants of every hierarchy ------------------------------------------------------- */
@@ -142,7 +121,7 @@ static void check_roots(const shmcoll_topo_place_t *places, int size, const char
                         const shmcoll_topo_hier_t *base, const char *what) {
     int step = size <= 64 ? 1 : size / 17 + 1;
     for (int root = 0; root < size; root += step) {
-        shmcoll_topo_hier_t *h = build(places, size, list, root);
+        shmcoll_topo_hier_t *h = topo_check_hier_build(places, size, list, root);
         if (!h) return;
         check_invariants(h, NULL, what);
         CHECK(h->nlevels == base->nlevels, "%s root %d: %d levels, %d without root", what, root,
@@ -171,7 +150,7 @@ static shmcoll_topo_hier_t *team(const shmcoll_topo_t *topo, const char *mapping
     CHECK(shmcoll_topo_map(topo, mapping, size, pu, error, sizeof error) == SHMCOLL_OK, "%s: %s",
           what, error);
     places_of(topo, pu, size, places);
-    shmcoll_topo_hier_t *h = build(places, size, list, -1);
+    shmcoll_topo_hier_t *h = topo_check_hier_build(places, size, list, -1);
     if (!h) return NULL;
     check_invariants(h, nested ? places : NULL, what);
     check_roots(places, size, list, h, what);
@@ -511,7 +490,7 @@ static void test_this_machine(void) {
         CHECK(places[r].pu == pu[r] && places[r].obj[SHMCOLL_TOPO_NODE] == 0 &&
                   places[r].obj[SHMCOLL_TOPO_NUMA] >= 0,
               "place of PU %d", pu[r]);
-    shmcoll_topo_hier_t *h = build(places, size, "core,l2,l3,numa,socket", -1);
+    shmcoll_topo_hier_t *h = topo_check_hier_build(places, size, "core,l2,l3,numa,socket", -1);
     if (h) {
         check_invariants(h, NULL, "this machine");
         shmcoll_topo_hier_print(h, stdout);
@@ -567,8 +546,8 @@ static void test_xml(void) {
             places_of(back, pu, 100, places_xml);
             CHECK(!memcmp(places, places_xml, sizeof(shmcoll_topo_place_t) * 100),
                   "XML placements differ (%s)", maps[m]);
-            shmcoll_topo_hier_t *a = build(places, 100, "l3,numa,socket", 42);
-            shmcoll_topo_hier_t *b = build(places_xml, 100, "l3,numa,socket", 42);
+            shmcoll_topo_hier_t *a = topo_check_hier_build(places, 100, "l3,numa,socket", 42);
+            shmcoll_topo_hier_t *b = topo_check_hier_build(places_xml, 100, "l3,numa,socket", 42);
             CHECK(a && b && same_hierarchy(a, b), "XML hierarchy differs (%s)", maps[m]);
             shmcoll_topo_hier_destroy(a);
             shmcoll_topo_hier_destroy(b);
@@ -635,8 +614,8 @@ int main(void) {
     test_this_machine();
     test_xml();
     print_example();
-    if (failures) {
-        fprintf(stderr, "test_topo: %d failures\n", failures);
+    if (check_failures()) {
+        fprintf(stderr, "test_topo: %ld failures\n", check_failures());
         return 1;
     }
     printf("test_topo: ok\n");

@@ -1,0 +1,155 @@
+/* Failures, guarded buffers and the size loop of the team tests' case matrices; see
+ * team_cases.h. */
+#include "team_cases.h"
+
+#include "test_data.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GUARD      64
+#define MAX_LOGGED 3
+
+static int failures, group, logged[64];
+
+void team_cases_set_group(int g) {
+    group = g & 63;
+}
+
+void team_cases_fail(const char *fmt, ...) {
+    failures++;
+    if (++logged[group] > MAX_LOGGED) return;
+    char text[512];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text, sizeof text, fmt, args);
+    va_end(args);
+    team_harness_log("%s", text);
+}
+
+int team_cases_verdict(void) {
+    if (failures) team_harness_log("%d failures in all", failures);
+    return failures != 0;
+}
+
+int team_cases_status_check(shmcoll_team_t *team, shmcoll_status_t status, const char *desc) {
+    if (status == SHMCOLL_OK) return 0;
+    team_cases_fail("%s: returned %s (%s)", desc, shmcoll_status_string(status), team->error);
+    return 1;
+}
+
+int team_cases_image_alloc(team_cases_image_t *im, size_t len, size_t misalign) {
+    im->total = GUARD + misalign + len + GUARD;
+    im->mem = malloc(im->total);
+    if (!im->mem) {
+        team_cases_fail("out of memory for %zu bytes", im->total);
+        return 1;
+    }
+    test_data_poison(im->mem, im->total);
+    im->data = im->mem + GUARD + misalign;
+    return 0;
+}
+
+void team_cases_image_free(team_cases_image_t *im) {
+    free(im->mem);
+    im->mem = NULL;
+}
+
+int team_cases_image_guards(const team_cases_image_t *im, size_t len, const char *desc) {
+    const size_t before = (size_t)(im->data - im->mem);
+    const long b = test_data_poisoned(im->mem, before);
+    const long a = test_data_poisoned(im->data + len, im->total - before - len);
+    if (b >= 0)
+        team_cases_fail("%s: byte %ld before the receive buffer was overwritten", desc,
+                        (long)before - b);
+    if (a >= 0) team_cases_fail("%s: byte %ld past the end of the result was overwritten", desc, a);
+    return b >= 0 || a >= 0;
+}
+
+/* Where byte `off` of the data lies: in one of the p blocks, or in a gap or guard. */
+static void locate(size_t off, int p, const size_t *counts, const size_t *displs, size_t bytes,
+                   char *text, size_t len) {
+    for (int r = 0; r < p; r++) {
+        size_t d = counts ? displs[r] : (size_t)r * bytes, n = counts ? counts[r] : bytes;
+        if (off >= d && off < d + n) {
+            if (p == 1)
+                snprintf(text, len, "data byte %zu", off - d);
+            else
+                snprintf(text, len, "byte %zu of rank %d's block", off - d, r);
+            return;
+        }
+    }
+    snprintf(text, len, "a byte outside every block");
+}
+
+int team_cases_image_check(const team_cases_image_t *got, const team_cases_image_t *want, int p,
+                           const size_t *counts, const size_t *displs, size_t bytes,
+                           const char *desc) {
+    if (!memcmp(got->mem, want->mem, got->total)) return 0;
+    size_t first = 0, bad = 0;
+    for (size_t i = 0; i < got->total; i++)
+        if (got->mem[i] != want->mem[i] && !bad++) first = i;
+    const long off = (long)first - (long)(want->data - want->mem);
+    char where[96];
+    if (off < 0)
+        snprintf(where, sizeof where, "guard byte %ld before the buffer", -off);
+    else
+        locate((size_t)off, p, counts, displs, bytes, where, sizeof where);
+    team_cases_fail("%s: %zu bytes wrong; first at offset %ld (%s): 0x%02x, expected 0x%02x", desc,
+                    bad, off, where, got->mem[first], want->mem[first]);
+    return 1;
+}
+
+unsigned char *team_cases_alloc(size_t n) {
+    unsigned char *buf = malloc(n ? n : 1);
+    if (!buf) team_cases_fail("out of memory for %zu bytes", n);
+    return buf;
+}
+
+unsigned char *team_cases_send_alloc(size_t n, unsigned char **copy) {
+    unsigned char *buf = malloc(n ? n : 1);
+    *copy = malloc(n ? n : 1);
+    if (!buf || !*copy) {
+        team_cases_fail("out of memory for %zu bytes", n);
+        free(buf), free(*copy);
+        return *copy = NULL;
+    }
+    return buf;
+}
+
+int team_cases_send_check(const unsigned char *buf, const unsigned char *copy, size_t n,
+                          const char *desc) {
+    if (!buf || !memcmp(buf, copy, n)) return 0;
+    team_cases_fail("%s: the send buffer was modified", desc);
+    return 1;
+}
+
+int team_cases_run_sizes(int argc, char **argv, team_harness_body_fn body,
+                         const char *const *env_default, const char *const *env_rounds,
+                         size_t shared_bytes) {
+    static const int sizes[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 31};
+    const int n = argc > 1 ? argc - 1 : (int)(sizeof sizes / sizeof *sizes);
+    const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+        const int p = argc > 1 ? atoi(argv[i + 1]) : sizes[i];
+        for (int rounds = 0; rounds < (p > 16 ? 1 : 2); rounds++) {
+            team_cases_mode_t mode = {.rounds = rounds};
+            team_harness_spec_t spec = {.p = p,
+                                        .body = body,
+                                        .arg = &mode,
+                                        .timeout_s = 150,
+                                        .env = rounds ? env_rounds : env_default,
+                                        .shared_bytes = shared_bytes};
+            const double start = team_harness_now();
+            const int f = team_harness_run_spec(&spec);
+            printf("%s p=%d chunk=%s: %s (%.2f s)\n", name, p, rounds ? "4k" : "default",
+                   f ? "FAILED" : "ok", team_harness_now() - start);
+            fflush(stdout);
+            failed |= f != 0;
+        }
+    }
+    return failed;
+}
