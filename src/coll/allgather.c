@@ -5,7 +5,9 @@
  * member's block out, starting with its right-hand neighbour so that the p readers of a round
  * spread over p different sources instead of all hitting member 0 first. With two parities a
  * member fills round t+1 while slower members still read round t. Every member knows every block
- * size (MPI passes all recvcounts everywhere), so the number of rounds needs no agreement. */
+ * size (MPI passes all recvcounts everywhere), so the number of rounds needs no agreement.
+ * With SHMCOLL_CMA=all, blocks of SHMCOLL_CMA_MIN bytes and more move single-copy instead
+ * (coll/single_copy.c). */
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 
@@ -24,13 +26,15 @@ static shmcoll_status_t allgather_rounds(shmcoll_team_t *team, const char *mine,
     size_t working_set = my_count + coll_shared_bytes(team);
     for (int r = 0; r < p; r++) working_set += coll_bytes_count(blocks, r);
 
-    coll_copy(team, recvbuf + coll_bytes_displ(blocks, me), mine, my_count);
+    char *own = recvbuf + coll_bytes_displ(blocks, me);
     for (size_t round = 0; round < rounds; round++) {
         const uint64_t step = shmcoll_channel_next_step(ch);
         const size_t n = coll_round_bytes(my_count, round, piece);
         if (n) {
             SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
             coll_copy(team, (void *)coll_slot(ch, me, step, use_inline), mine + round * piece, n);
+            /* The own block's piece too, while it is in this core's cache. */
+            coll_copy(team, own + round * piece, mine + round * piece, n);
         }
         shmcoll_channel_post(ch, step);
         SHMCOLL_CHECK(shmcoll_coll_collect_round(team, step, use_inline, 0, blocks, round, piece,
@@ -40,14 +44,21 @@ static shmcoll_status_t allgather_rounds(shmcoll_team_t *team, const char *mine,
     return SHMCOLL_OK;
 }
 
+static shmcoll_status_t allgather_run(shmcoll_team_t *team, const char *mine, char *recvbuf,
+                                      const coll_bytes_t *blocks, size_t longest) {
+    if (coll_single_copy(team, SHMCOLL_CMA_ALL, longest))
+        return coll_end(team, shmcoll_coll_allgather_single(team, mine, recvbuf, blocks),
+                        "single-copy");
+    return coll_end(team, allgather_rounds(team, mine, recvbuf, blocks), "pipeline");
+}
+
 shmcoll_status_t shmcoll_allgather(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
                                    size_t bytes) {
     shmcoll_status_t status = coll_begin(team, "allgather");
     if (status != SHMCOLL_OK) return status;
     const coll_bytes_t blocks = {.bytes = bytes};
     const char *mine = sendbuf ? sendbuf : (char *)recvbuf + (size_t)team->rank * bytes;
-    status = allgather_rounds(team, mine, recvbuf, &blocks);
-    return coll_end(team, status, "pipeline");
+    return allgather_run(team, mine, recvbuf, &blocks, bytes);
 }
 
 shmcoll_status_t shmcoll_allgatherv(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
@@ -56,6 +67,8 @@ shmcoll_status_t shmcoll_allgatherv(shmcoll_team_t *team, const void *sendbuf, v
     if (status != SHMCOLL_OK) return status;
     const coll_bytes_t blocks = {.counts = recvbytes, .displs = displs};
     const char *mine = sendbuf ? sendbuf : (char *)recvbuf + displs[team->rank];
-    status = allgather_rounds(team, mine, recvbuf, &blocks);
-    return coll_end(team, status, "pipeline");
+    size_t longest = 0;
+    for (int r = 0; r < team->size; r++)
+        if (recvbytes[r] > longest) longest = recvbytes[r];
+    return allgather_run(team, mine, recvbuf, &blocks, longest);
 }

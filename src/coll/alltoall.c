@@ -6,7 +6,9 @@
  * rotation), so at any moment the p readers spread over p different sources. The own block is
  * copied locally. Alltoallv: each member knows only its own blocks, so the members first agree
  * on the longest block in one step. In place, the outgoing blocks are read from the receive
- * buffer before the round overwrites them: round t only writes the pieces it has already read. */
+ * buffer before the round overwrites them: round t only writes the pieces it has already read.
+ * Not in place, blocks of SHMCOLL_CMA_MIN bytes and more move single-copy with SHMCOLL_CMA=all
+ * (coll/single_copy.c). */
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 
@@ -41,13 +43,24 @@ static shmcoll_status_t alltoall_rounds(shmcoll_team_t *team, const char *sendbu
     return SHMCOLL_OK;
 }
 
+/* In place (sendbuf NULL) is in place on every member, as MPI requires. */
+static shmcoll_status_t alltoall_run(shmcoll_team_t *team, const char *sendbuf,
+                                     const coll_bytes_t *out, char *recvbuf, const coll_bytes_t *in,
+                                     size_t longest) {
+    if (sendbuf && coll_single_copy(team, SHMCOLL_CMA_ALL, longest))
+        return coll_end(team, shmcoll_coll_alltoall_single(team, sendbuf, out, recvbuf, in),
+                        "single-copy");
+    return coll_end(team,
+                    alltoall_rounds(team, sendbuf ? sendbuf : recvbuf, out, recvbuf, in, longest),
+                    "rotated");
+}
+
 shmcoll_status_t shmcoll_alltoall(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
                                   size_t bytes) {
     shmcoll_status_t status = coll_begin(team, "alltoall");
     if (status != SHMCOLL_OK) return status;
     const coll_bytes_t blocks = {.bytes = bytes};
-    status = alltoall_rounds(team, sendbuf ? sendbuf : recvbuf, &blocks, recvbuf, &blocks, bytes);
-    return coll_end(team, status, "rotated");
+    return alltoall_run(team, sendbuf, &blocks, recvbuf, &blocks, bytes);
 }
 
 shmcoll_status_t shmcoll_alltoallv(shmcoll_team_t *team, const void *sendbuf,
@@ -62,7 +75,6 @@ shmcoll_status_t shmcoll_alltoallv(shmcoll_team_t *team, const void *sendbuf,
         if (r != team->rank && coll_bytes_count(&out, r) > longest)
             longest = coll_bytes_count(&out, r);
     status = shmcoll_coll_agree_max(team, longest, COLL_ALL, &longest);
-    if (status == SHMCOLL_OK)
-        status = alltoall_rounds(team, sendbuf ? sendbuf : recvbuf, &out, recvbuf, &in, longest);
-    return coll_end(team, status, "rotated");
+    if (status != SHMCOLL_OK) return coll_end(team, status, "rotated");
+    return alltoall_run(team, sendbuf, &out, recvbuf, &in, longest);
 }

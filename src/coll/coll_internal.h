@@ -149,6 +149,30 @@ shmcoll_status_t shmcoll_coll_collect_round(shmcoll_team_t *team, uint64_t step,
                                             size_t round, size_t piece, char *recvbuf,
                                             size_t working_set);
 
+/* ---- Single-copy variants (coll/single_copy.c) ------------------------------------------ */
+
+/* Whether blocks of up to `longest` bytes move single-copy: the team may (every pair passed the
+ * probe at setup), SHMCOLL_CMA asks for it for this kind of collective (`use`: ROOTED for gather
+ * and scatter, ALL for the others), and the blocks are long enough to pay for a system call
+ * each. Every member passes the same values, so all choose alike. */
+static inline int coll_single_copy(const shmcoll_team_t *team, shmcoll_cma_use_t use,
+                                   size_t longest) {
+    return team->cma >= use && longest >= team->cma_min;
+}
+
+shmcoll_status_t shmcoll_coll_allgather_single(shmcoll_team_t *team, const char *mine,
+                                               char *recvbuf, const coll_bytes_t *blocks);
+/* Not in place: the blocks to send must not be overwritten while the others read them. */
+shmcoll_status_t shmcoll_coll_alltoall_single(shmcoll_team_t *team, const char *sendbuf,
+                                              const coll_bytes_t *out, char *recvbuf,
+                                              const coll_bytes_t *in);
+shmcoll_status_t shmcoll_coll_gather_single(shmcoll_team_t *team, const char *mine, size_t my_count,
+                                            char *recvbuf, const coll_bytes_t *blocks, int root);
+shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_team_t *team, const char *sendbuf,
+                                             const coll_bytes_t *blocks, char *recvbuf,
+                                             size_t my_count, int root);
+shmcoll_status_t shmcoll_coll_bcast_single(shmcoll_team_t *team, void *buf, size_t bytes, int root);
+
 /* One step in which `root` (or, with COLL_ALL, every member) publishes a number in its inline
  * area; returns the root's number, or the maximum over all members. Used by the v-variants, where
  * only some members know how many rounds the collective takes. */

@@ -4,7 +4,8 @@
  * blocks of at most 64 bytes) and posts; the root copies the pieces out, visiting members from
  * its right-hand neighbour on. Senders run a round ahead thanks to the two parities. For gatherv
  * only the root knows every block size, so the root first publishes the longest block in one
- * agreement step and every member derives the number of rounds from it. */
+ * agreement step and every member derives the number of rounds from it. Blocks of
+ * SHMCOLL_CMA_MIN bytes and more move single-copy instead (coll/single_copy.c). */
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 
@@ -38,14 +39,24 @@ static shmcoll_status_t gather_rounds(shmcoll_team_t *team, const char *mine, si
     return SHMCOLL_OK;
 }
 
+static shmcoll_status_t gather_run(shmcoll_team_t *team, const char *mine, size_t my_count,
+                                   char *recvbuf, const coll_bytes_t *blocks, size_t longest,
+                                   int root) {
+    if (coll_single_copy(team, SHMCOLL_CMA_ROOTED, longest))
+        return coll_end(team,
+                        shmcoll_coll_gather_single(team, mine, my_count, recvbuf, blocks, root),
+                        "single-copy");
+    return coll_end(team, gather_rounds(team, mine, my_count, recvbuf, blocks, longest, root),
+                    "pipeline");
+}
+
 shmcoll_status_t shmcoll_gather(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
                                 size_t bytes, int root) {
     if (root < 0 || root >= team->size) return SHMCOLL_ERR_INVALID;
     shmcoll_status_t status = coll_begin(team, "gather");
     if (status != SHMCOLL_OK) return status;
     const coll_bytes_t blocks = {.bytes = bytes};
-    status = gather_rounds(team, sendbuf, bytes, recvbuf, &blocks, bytes, root);
-    return coll_end(team, status, "pipeline");
+    return gather_run(team, sendbuf, bytes, recvbuf, &blocks, bytes, root);
 }
 
 shmcoll_status_t shmcoll_gatherv(shmcoll_team_t *team, const void *sendbuf, size_t sendbytes,
@@ -60,7 +71,6 @@ shmcoll_status_t shmcoll_gatherv(shmcoll_team_t *team, const void *sendbuf, size
             if (r != root && recvbytes[r] > longest) longest = recvbytes[r];
     status = shmcoll_coll_agree_max(team, longest, root, &longest);
     const coll_bytes_t blocks = {.counts = recvbytes, .displs = displs};
-    if (status == SHMCOLL_OK)
-        status = gather_rounds(team, sendbuf, sendbytes, recvbuf, &blocks, longest, root);
-    return coll_end(team, status, "pipeline");
+    if (status != SHMCOLL_OK) return coll_end(team, status, "pipeline");
+    return gather_run(team, sendbuf, sendbytes, recvbuf, &blocks, longest, root);
 }

@@ -4,7 +4,8 @@
  * round t the root copies piece t of every member's block into that member's piece and posts,
  * and each member copies its own piece out (receiver-side copy: the readers work in parallel,
  * KNEM-coll's direction for scatter). For scatterv only the root knows the block sizes, so it
- * first publishes the longest in one agreement step. */
+ * first publishes the longest in one agreement step. Blocks of SHMCOLL_CMA_MIN bytes and more
+ * move single-copy instead (coll/single_copy.c). */
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 
@@ -44,14 +45,24 @@ static shmcoll_status_t scatter_rounds(shmcoll_team_t *team, const char *sendbuf
     return SHMCOLL_OK;
 }
 
+static shmcoll_status_t scatter_run(shmcoll_team_t *team, const char *sendbuf,
+                                    const coll_bytes_t *blocks, char *recvbuf, size_t my_count,
+                                    size_t longest, int root) {
+    if (coll_single_copy(team, SHMCOLL_CMA_ROOTED, longest))
+        return coll_end(team,
+                        shmcoll_coll_scatter_single(team, sendbuf, blocks, recvbuf, my_count, root),
+                        "single-copy");
+    return coll_end(team, scatter_rounds(team, sendbuf, blocks, recvbuf, my_count, longest, root),
+                    "pipeline");
+}
+
 shmcoll_status_t shmcoll_scatter(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
                                  size_t bytes, int root) {
     if (root < 0 || root >= team->size) return SHMCOLL_ERR_INVALID;
     shmcoll_status_t status = coll_begin(team, "scatter");
     if (status != SHMCOLL_OK) return status;
     const coll_bytes_t blocks = {.bytes = bytes};
-    status = scatter_rounds(team, sendbuf, &blocks, recvbuf, bytes, bytes, root);
-    return coll_end(team, status, "pipeline");
+    return scatter_run(team, sendbuf, &blocks, recvbuf, bytes, bytes, root);
 }
 
 shmcoll_status_t shmcoll_scatterv(shmcoll_team_t *team, const void *sendbuf,
@@ -66,7 +77,6 @@ shmcoll_status_t shmcoll_scatterv(shmcoll_team_t *team, const void *sendbuf,
             if (r != root && sendbytes[r] > longest) longest = sendbytes[r];
     status = shmcoll_coll_agree_max(team, longest, root, &longest);
     const coll_bytes_t blocks = {.counts = sendbytes, .displs = displs};
-    if (status == SHMCOLL_OK)
-        status = scatter_rounds(team, sendbuf, &blocks, recvbuf, recvbytes, longest, root);
-    return coll_end(team, status, "pipeline");
+    if (status != SHMCOLL_OK) return coll_end(team, status, "pipeline");
+    return scatter_run(team, sendbuf, &blocks, recvbuf, recvbytes, longest, root);
 }

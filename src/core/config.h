@@ -31,7 +31,14 @@
     X(tune_file, "SHMCOLL_TUNE_FILE", STRING, "",                                                  \
       "file of overrides in the SHMCOLL_TUNE grammar (written by shmcoll-tune)")                   \
     X(isa, "SHMCOLL_ISA", STRING, "", "cap the reduction kernels' ISA: scalar, avx2 or avx512")    \
-    X(nt, "SHMCOLL_NT", STRING, "auto", "non-temporal stores: auto (by working set), always, never")
+    X(nt, "SHMCOLL_NT", STRING, "auto",                                                            \
+      "non-temporal stores: auto (by working set), always, never")                                 \
+    X(cma, "SHMCOLL_CMA", STRING, "auto",                                                          \
+      "single-copy transfers between ranks' own buffers (Linux cross-memory attach): auto = "      \
+      "gather and scatter, where they spread the root's copies; all = every data-movement "        \
+      "collective and bcast; off")                                                                 \
+    X(cma_min, "SHMCOLL_CMA_MIN", SIZE, "256k",                                                    \
+      "smallest block that moves single-copy (below it, copy-in/copy-out through shared slots)")
 
 typedef struct shmcoll_config {
     int disable;
@@ -49,6 +56,8 @@ typedef struct shmcoll_config {
     const char *tune_file;
     const char *isa;
     const char *nt;
+    const char *cma;
+    size_t cma_min;
 } shmcoll_config_t;
 
 /* The configuration, read from the environment on the first call. */

@@ -7,12 +7,16 @@
  *      shares its size and chunk size (or its failure, which every member then returns);
  *   3. the others attach, everyone first-touches its own part, and all share whether that worked;
  *      member 0 then unlinks the file, so from here on a crash leaves nothing behind.
+ * Exchange 1 also carries the address of a random word in every member's memory: each member
+ * tries to read every other's with cross-memory attach, and exchange 3 agrees whether all could,
+ * which decides whether the team may move blocks single-copy (shm/cma.h).
  * If any exchange fails (a member died), every survivor removes the file by its known name: a
  * crash during setup leaves nothing behind either. */
 #include "core/team.h"
 #include "core/config.h"
 #include "core/team_topo.h"
 #include "core/log.h"
+#include "shm/cma.h"
 #include "topo/cpus.h"
 
 #include <stdio.h>
@@ -27,8 +31,33 @@ typedef struct member_info {
     pid_t pid;
     cpu_set_t affinity;
     uint64_t nonce[2];
+    uintptr_t cma_probe; /* address of the member's team->cma_probe, which holds nonce[0] */
     shmcoll_topo_place_t place;
 } member_info_t;
+
+/* What every member reports at the end of setup. */
+typedef struct setup_result {
+    int attached;
+    int cma; /* shmcoll_cma_use_t asked for, OFF if this member cannot read every other's word */
+} setup_result_t;
+
+/* What SHMCOLL_CMA asks for. */
+static shmcoll_cma_use_t cma_asked(const char *text) {
+    if (!strcmp(text, "auto")) return SHMCOLL_CMA_ROOTED;
+    if (!strcmp(text, "all")) return SHMCOLL_CMA_ALL;
+    if (!strcmp(text, "off")) return SHMCOLL_CMA_OFF;
+    shmcoll_log_warn("SHMCOLL_CMA=%s is not auto, all or off; using auto", text);
+    return SHMCOLL_CMA_ROOTED;
+}
+
+/* Whether this member can read every other member's probe word. */
+static int probe_cma(const member_info_t *members, int size, int rank) {
+    for (int r = 0; r < size; r++)
+        if (r != rank &&
+            !shmcoll_cma_probe(members[r].pid, members[r].cma_probe, members[r].nonce[0]))
+            return 0;
+    return 1;
+}
 
 typedef struct segment_offer {
     int status;
@@ -85,19 +114,19 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     shmcoll_status_t status = SHMCOLL_OK;
     member_info_t *members = NULL;
     segment_offer_t *offers = NULL;
-    int *attached = NULL;
+    setup_result_t *results = NULL;
     char path[SHMCOLL_SEGMENT_PATH_MAX];
     *out = NULL;
 
     shmcoll_team_t *team = calloc(1, sizeof *team);
     members = calloc((size_t)size, sizeof *members);
     offers = calloc((size_t)size, sizeof *offers);
-    attached = calloc((size_t)size, sizeof *attached);
+    results = calloc((size_t)size, sizeof *results);
     /* Later local failures are carried to the third exchange so that all members agree; without
      * these buffers this member cannot even take part in the exchanges. */
-    int local_ok = team && members && offers && attached;
+    int local_ok = team && members && offers && results;
     if (!local_ok) {
-        free(team), free(members), free(offers), free(attached);
+        free(team), free(members), free(offers), free(results);
         return SHMCOLL_ERR_NO_MEMORY; /* cannot take part in the exchanges without buffers */
     }
     team->rank = rank;
@@ -107,6 +136,8 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     member_info_t mine = {.pid = getpid()};
     shmcoll_topo_affinity(&mine.affinity);
     if (shmcoll_shm_segment_random(mine.nonce) != SHMCOLL_OK) local_ok = 0;
+    team->cma_probe = mine.nonce[0];
+    mine.cma_probe = (uintptr_t)&team->cma_probe;
     shmcoll_team_topo_place_self(rank, size, &mine.affinity, &mine.place);
     team->usable_cache = shmcoll_team_topo_usable_cache(&mine.place);
     if (bs->allgather(bs->ctx, &mine, members, sizeof mine)) {
@@ -160,17 +191,24 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
                                         offers[0].chunk) == SHMCOLL_OK;
     if (local_ok) shmcoll_channel_first_touch(&team->channel);
     if (!local_ok) shmcoll_log_verbose("team setup failed on this rank: %s", error);
-    int ok_flag = local_ok;
-    int exchange_failed = bs->allgather(bs->ctx, &ok_flag, attached, sizeof ok_flag);
+    const shmcoll_cma_use_t asked = cma_asked(config->cma);
+    setup_result_t result = {.attached = local_ok, .cma = asked};
+    if (asked != SHMCOLL_CMA_OFF && !probe_cma(members, size, rank)) result.cma = SHMCOLL_CMA_OFF;
+    int exchange_failed = bs->allgather(bs->ctx, &result, results, sizeof result);
     shmcoll_shm_segment_unlink(&team->segment);
     if (exchange_failed) unlink(path); /* member 0 may have died before it could */
     if (exchange_failed) {
         status = SHMCOLL_ERR_SYSTEM;
         goto fail;
     }
-    for (int r = 0; r < size; r++)
-        if (!attached[r]) status = SHMCOLL_ERR_SYSTEM;
+    /* The least any member asks for or can do. */
+    team->cma = size > 1 ? SHMCOLL_CMA_ALL : SHMCOLL_CMA_OFF;
+    for (int r = 0; r < size; r++) {
+        if (!results[r].attached) status = SHMCOLL_ERR_SYSTEM;
+        if (results[r].cma < (int)team->cma) team->cma = (shmcoll_cma_use_t)results[r].cma;
+    }
     if (status != SHMCOLL_OK) goto fail;
+    team->cma_min = config->cma_min;
 
     shmcoll_waiter_t *waiter = &team->channel.waiter;
     waiter->timeout = config->timeout;
@@ -181,16 +219,23 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     waiter->error_len = sizeof team->error;
     team->last_algo = "none";
     shmcoll_log_verbose("team of %d ranks on %d cpus%s: segment %zu bytes, chunk %zu, usable "
-                        "cache %zu bytes",
+                        "cache %zu bytes, single-copy %s from %zu bytes%s",
                         size, team->ncpus,
                         team->oversubscribed ? " (oversubscribed: yielding)" : "", offers[0].bytes,
-                        offers[0].chunk, team->usable_cache);
-    free(members), free(offers), free(attached);
+                        offers[0].chunk, team->usable_cache,
+                        team->cma == SHMCOLL_CMA_ALL      ? "for all movement"
+                        : team->cma == SHMCOLL_CMA_ROOTED ? "for gather and scatter"
+                                                          : "off",
+                        team->cma_min,
+                        team->cma == SHMCOLL_CMA_OFF && asked != SHMCOLL_CMA_OFF
+                            ? " (cross-memory attach refused by the kernel)"
+                            : "");
+    free(members), free(offers), free(results);
     *out = team;
     return SHMCOLL_OK;
 
 fail:
-    free(members), free(offers), free(attached);
+    free(members), free(offers), free(results);
     team_free(team);
     return status;
 }

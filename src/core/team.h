@@ -28,6 +28,13 @@ typedef struct shmcoll_bootstrap {
 
 #define SHMCOLL_TEAM_HIER_CACHE 8
 
+/* Which collectives move large blocks single-copy (SHMCOLL_CMA). */
+typedef enum shmcoll_cma_use {
+    SHMCOLL_CMA_OFF,    /* none: off, or the kernel refuses cross-memory attach */
+    SHMCOLL_CMA_ROOTED, /* gather and scatter: the copies of the root spread over the members */
+    SHMCOLL_CMA_ALL,    /* also allgather, alltoall and bcast */
+} shmcoll_cma_use_t;
+
 typedef struct shmcoll_team_hier_entry {
     char levels[64];
     int root;
@@ -56,6 +63,13 @@ typedef struct shmcoll_team {
     void (*select_state_free)(void *state);
 
     size_t usable_cache; /* for non-temporal decisions (core/team_topo.h) */
+
+    /* Single-copy transfers (shm/cma.h), where every member may read and write every other
+     * member's memory and SHMCOLL_CMA asks for them; blocks of at least cma_min bytes then move
+     * single-copy. */
+    shmcoll_cma_use_t cma;
+    size_t cma_min;
+    uint64_t cma_probe; /* a random word the others read at setup to test the permission */
 
     uint64_t dav;            /* bytes loaded + stored by this member's copy/reduce kernels */
     const char *last_algo;   /* name of the algorithm the last collective used */

@@ -1,11 +1,43 @@
-/* Temporal copy: the destination is read again soon, so it should stay in cache. The C
- * library's memcpy already picks the best temporal loop for this CPU; non-temporal and adaptive
- * copies live in their own files. */
+/* Temporal copy: the destination is read again soon, so it should stay in cache.
+ *
+ * Copies of at least LOOP_MIN bytes take the AVX2 loop of copy_avx2.c when the CPU has AVX2 and
+ * SHMCOLL_ISA does not cap the kernels at scalar: it is faster than memcpy for buffers in memory
+ * and as fast for buffers in cache. Smaller copies go to memcpy, whose entry code is the best
+ * there is for them. Non-temporal and adaptive copies live in their own files. */
+#include "kernels/copy_isa.h"
 #include "kernels/kernels.h"
 
+#include <pthread.h>
 #include <string.h>
+
+#define LOOP_MIN 4096
+
+static pthread_once_t loop_once = PTHREAD_ONCE_INIT;
+static shmcoll_copy_fn chosen_loop;
+
+static void memcpy_loop(void *dst, const void *src, size_t bytes) {
+    memcpy(dst, src, bytes);
+}
+
+static void loop_init(void) {
+    __builtin_cpu_init();
+    const int avx2 = strcmp(shmcoll_kernel_isa(), "scalar") && __builtin_cpu_supports("avx2");
+    chosen_loop = avx2 ? shmcoll_kernel_copy_temporal_avx2 : memcpy_loop;
+}
+
+const char *shmcoll_kernel_copy_loop_name(void) {
+    return shmcoll_kernel_copy_loop() == memcpy_loop ? "memcpy" : "avx2";
+}
+
+shmcoll_copy_fn shmcoll_kernel_copy_loop(void) {
+    pthread_once(&loop_once, loop_init);
+    return chosen_loop;
+}
 
 void shmcoll_kernel_copy(void *dst, const void *src, size_t bytes) {
     /* memcpy with a null pointer is undefined even for 0 bytes; empty buffers may be NULL. */
-    if (bytes) memcpy(dst, src, bytes);
+    if (bytes >= LOOP_MIN)
+        shmcoll_kernel_copy_loop()(dst, src, bytes);
+    else if (bytes)
+        memcpy(dst, src, bytes);
 }

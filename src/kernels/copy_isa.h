@@ -12,6 +12,9 @@
 
 #include <stddef.h>
 
+/* A temporal copy loop: ordinary stores, any alignment, any size. */
+void shmcoll_kernel_copy_temporal_avx2(void *dst, const void *src, size_t bytes);
+
 void shmcoll_kernel_copy_stream_avx2(void *dst, const void *src, size_t bytes);
 void shmcoll_kernel_copy_stream_avx512(void *dst, const void *src, size_t bytes);
 

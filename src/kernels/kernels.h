@@ -83,12 +83,18 @@ shmcoll_reduce_fn shmcoll_kernel_reduce_isa(shmcoll_dtype_t dtype, shmcoll_opcod
  * SHMCOLL_ISA=scalar|avx2|avx512 caps it. */
 const char *shmcoll_kernel_isa(void);
 
+typedef void (*shmcoll_copy_fn)(void *dst, const void *src, size_t bytes);
+
 /* Temporal copy (destination will be read again soon). */
 void shmcoll_kernel_copy(void *dst, const void *src, size_t bytes);
 
-/* ---- Non-temporal (streaming) stores: YHCCL section 4; nt_policy.h decides when. ---------- */
+/* The loop shmcoll_kernel_copy uses for large copies in this process: AVX2 (unless the CPU
+ * lacks it or SHMCOLL_ISA=scalar) or memcpy. For tests. */
+shmcoll_copy_fn shmcoll_kernel_copy_loop(void);
+/* Its name: "avx2" or "memcpy". */
+const char *shmcoll_kernel_copy_loop_name(void);
 
-typedef void (*shmcoll_copy_fn)(void *dst, const void *src, size_t bytes);
+/* ---- Non-temporal (streaming) stores: YHCCL section 4; nt_policy.h decides when. ---------- */
 
 /* Non-temporal copy, for a destination that will not be read again soon: the whole cache lines
  * of dst are written with streaming stores that bypass the caches (no read-for-ownership, no

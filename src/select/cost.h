@@ -10,6 +10,8 @@ double shmcoll_cost_sync(const shmcoll_select_team_t *team);
 double shmcoll_cost_sync_all(const shmcoll_select_team_t *team);
 /* Time for one member to load and store `bytes`, microseconds. */
 double shmcoll_cost_bytes(double bytes);
+/* Time for one member to move `bytes` with one cross-memory-attach call (single copy). */
+double shmcoll_cost_cma(double bytes);
 /* Time for `readers` members to read `bytes` from one member's buffer. */
 double shmcoll_cost_source(double bytes, int readers);
 /* Factor on the bandwidth term of a topology-blind algorithm on a machine whose hierarchy has

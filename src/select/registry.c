@@ -94,6 +94,20 @@ static shmcoll_status_t bcast_knomial(shmcoll_team_t *team, void *buf, size_t by
     return shmcoll_coll_bcast_knomial(team, buf, bytes, root, BCAST_K);
 }
 
+/* Single copy: the root exposes its buffer, every other member reads it with one system call:
+ * DAV 2s(p-1), two synchronisations; all p-1 readers read the root's buffer. Where the team may
+ * use cross-memory attach, SHMCOLL_CMA=all asks for it and the message reaches SHMCOLL_CMA_MIN. */
+static int bcast_single_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    return t->cma == SHMCOLL_CMA_ALL && a->bytes >= t->cma_min;
+}
+
+static double bcast_single_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    double s = (double)a->bytes;
+    return 2 * shmcoll_cost_sync(t) +
+           max2(shmcoll_cost_cma(s), shmcoll_cost_source(s, t->size - 1)) *
+               shmcoll_cost_spread(t->bcast_levels);
+}
+
 /* Hierarchical (XHC): data crosses each NUMA/socket boundary once; chunks + levels syncs; a
  * leader's buffer has its group as readers. Only where the hierarchy has several levels. */
 static int bcast_hier_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
@@ -226,6 +240,9 @@ static const shmcoll_algo_t registry[] = {
      bcast_knomial_cost, .run.bcast = bcast_knomial},
     {SHMCOLL_KIND_BCAST, "hier", "topology hierarchy (XHC): one crossing per NUMA/socket group",
      bcast_hier_supports, bcast_hier_cost, .run.bcast = shmcoll_coll_bcast_hier},
+    {SHMCOLL_KIND_BCAST, "single-copy",
+     "members read the root's buffer directly (cross-memory attach), one system call each",
+     bcast_single_supports, bcast_single_cost, .run.bcast = shmcoll_coll_bcast_single},
     {SHMCOLL_KIND_REDUCE, "flat", "one sync: all copy in, the root folds every slot", flat_supports,
      flat_cost, .run.reduce = shmcoll_coll_reduce_flat},
     {SHMCOLL_KIND_REDUCE, "ma", "movement-avoiding chain reduction (YHCCL), commutative ops",

@@ -47,6 +47,8 @@ typedef struct shmcoll_select_team {
     int reduce_levels;    /* levels of the reduction hierarchy */
     int reduce_max_group; /* members of its largest group */
     int reduce_contiguous; /* every reduction level groups contiguous ranks */
+    int cma;               /* shmcoll_cma_use_t: which collectives may move single-copy */
+    size_t cma_min;        /* ... for messages of at least this many bytes */
 } shmcoll_select_team_t;
 
 typedef shmcoll_status_t (*shmcoll_run_barrier_fn)(shmcoll_team_t *team);

@@ -74,6 +74,8 @@ void shmcoll_select_describe(shmcoll_team_t *team, shmcoll_select_team_t *out) {
     if (shmcoll_team_hierarchy(team, config->hier_reduce, -1, &reduce) != SHMCOLL_OK) reduce = NULL;
     shmcoll_select_describe_shape(team->size, team->channel.chunk, team->oversubscribed, bcast,
                                   reduce, out);
+    out->cma = team->cma;
+    out->cma_min = team->cma_min;
 }
 
 static void state_free(void *state) {

@@ -14,7 +14,9 @@ size_t shmcoll_channel_segment_bytes(int size, size_t chunk) {
 }
 
 static const char *failure_kind(shmcoll_status_t status) {
-    return status == SHMCOLL_ERR_PEER_DEAD ? "died" : "is stuck or stopped";
+    return status == SHMCOLL_ERR_PEER_DEAD ? "died"
+           : status == SHMCOLL_ERR_TIMEOUT ? "is stuck or stopped"
+                                           : "failed";
 }
 
 static shmcoll_status_t publish_failure(shmcoll_channel_t *ch, shmcoll_status_t status,
@@ -25,6 +27,10 @@ static shmcoll_status_t publish_failure(shmcoll_channel_t *ch, shmcoll_status_t 
         shmcoll_flag_store(&mine->status, (uint64_t)status); /* release: culprit first */
     }
     return status;
+}
+
+shmcoll_status_t shmcoll_channel_fail(shmcoll_channel_t *ch, shmcoll_status_t status, int culprit) {
+    return publish_failure(ch, status, culprit);
 }
 
 /* The least progressed member other than this one: its latest post or ack is the lowest. */

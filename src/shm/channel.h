@@ -116,6 +116,16 @@ static inline shmcoll_status_t shmcoll_channel_wait_post(shmcoll_channel_t *ch, 
 /* Wait until every member has posted `step`. */
 shmcoll_status_t shmcoll_channel_wait_all(shmcoll_channel_t *ch, uint64_t step);
 
+/* Wait until every other member is done with `step` (acknowledged it): e.g. until all have read
+ * what this member exposed in it. */
+static inline shmcoll_status_t shmcoll_channel_wait_done(shmcoll_channel_t *ch, uint64_t step) {
+    return shmcoll_channel_claim(ch, step + 2);
+}
+
+/* Give up on the collective because of a failure this member found itself (not in a wait):
+ * publishes it in the failure block so the others stop at once too, naming `culprit`. */
+shmcoll_status_t shmcoll_channel_fail(shmcoll_channel_t *ch, shmcoll_status_t status, int culprit);
+
 /* This member is done reading everything of `step`. */
 static inline void shmcoll_channel_ack(shmcoll_channel_t *ch, uint64_t step) {
     shmcoll_flag_store(&ch->ctrl[ch->rank].ack.step, step);

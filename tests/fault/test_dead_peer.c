@@ -8,8 +8,12 @@
  *   1. rank 2 is killed by the parent while it loops over 16 MB allreduces (many pipeline chunks);
  *   2. rank 2 kills itself inside the user reduction function it runs as part of an allreduce,
  *      i.e. certainly in the middle of a collective;
- *   3. rank 0 — the member that created the segment — is killed while broadcasting 4 MB;
- *   4. rank 3 dies right after the team is created, before its first barrier. */
+ *   3. rank 0 — the member that created the segment — is killed while broadcasting 4 MB, once
+ *      single-copy (SHMCOLL_CMA=all, SHMCOLL_TUNE=bcast:@single-copy: the others read its memory)
+ * and once through the pipeline (SHMCOLL_CMA=off);
+ *   4. rank 1 is killed by the parent while the team loops over single-copy alltoalls of 1 MB
+ *      blocks (SHMCOLL_CMA=all);
+ *   5. rank 3 dies right after the team is created, before its first barrier. */
 #include "coll/coll.h"
 #include "fault_check.h"
 #include "team_harness.h"
@@ -23,20 +27,23 @@
 #define P           4
 #define BIG_COUNT   ((size_t)2 << 20) /* doubles: 16 MB */
 #define BCAST_BYTES ((size_t)4 << 20)
+#define BLOCK_BYTES ((size_t)1 << 20) /* alltoall */
 
 typedef enum how { KILLED_BY_PARENT, KILLED_IN_USER_OP, KILLED_AT_START } how_t;
+typedef enum loop_call { ALLREDUCE, BCAST, ALLTOALL } loop_call_t;
 
 typedef struct scenario {
     const char *name;
     int victim;
     how_t how;
-    int bcast; /* 1: the loop broadcasts from rank 0, else it allreduces */
+    loop_call_t call; /* what the loop does (a barrier for KILLED_AT_START) */
+    const char *const *env;
 } scenario_t;
 
 typedef struct loop_ctx {
     const scenario_t *sc;
     double *send, *recv;
-    unsigned char *bytes;
+    unsigned char *bytes, *all_send, *all_recv;
     shmcoll_reduce_op_t op;
     fault_trigger_t trigger; /* the victim dies on its user function's 20th call: in the middle
                                 of its second allreduce or so */
@@ -45,7 +52,9 @@ typedef struct loop_ctx {
 static shmcoll_status_t one_call(shmcoll_team_t *team, long k, void *ctx) {
     loop_ctx_t *lc = ctx;
     if (lc->sc->how == KILLED_AT_START) return shmcoll_barrier(team);
-    if (lc->sc->bcast) return shmcoll_bcast(team, lc->bytes, BCAST_BYTES, 0);
+    if (lc->sc->call == BCAST) return shmcoll_bcast(team, lc->bytes, BCAST_BYTES, 0);
+    if (lc->sc->call == ALLTOALL)
+        return shmcoll_alltoall(team, lc->all_send, lc->all_recv, BLOCK_BYTES);
     shmcoll_status_t status = shmcoll_allreduce(team, lc->send, lc->recv, BIG_COUNT, &lc->op);
     const double want = P * (P + 1) / 2.0;
     if (status == SHMCOLL_OK && (lc->recv[0] != want || lc->recv[BIG_COUNT - 1] != want)) {
@@ -78,14 +87,16 @@ static int body(shmcoll_team_t *team, void *arg) {
     lc.send = malloc(BIG_COUNT * sizeof(double));
     lc.recv = malloc(BIG_COUNT * sizeof(double));
     lc.bytes = malloc(BCAST_BYTES);
-    if (!lc.send || !lc.recv || !lc.bytes) return 1;
+    lc.all_send = calloc(P, BLOCK_BYTES);
+    lc.all_recv = calloc(P, BLOCK_BYTES);
+    if (!lc.send || !lc.recv || !lc.bytes || !lc.all_send || !lc.all_recv) return 1;
     for (size_t i = 0; i < BIG_COUNT; i++) lc.send[i] = team->rank + 1;
     memset(lc.bytes, team->rank, BCAST_BYTES);
 
     /* The victim loops until it is killed; the parent kills it after two completed calls. */
     if (team->rank == sc->victim) return fault_victim_loop(team, one_call, &lc, 30.0);
     fault_survivor_loop(team, one_call, &lc, P - 1, 30.0);
-    free(lc.send), free(lc.recv), free(lc.bytes);
+    free(lc.send), free(lc.recv), free(lc.bytes), free(lc.all_send), free(lc.all_recv);
     return 0;
 }
 
@@ -97,19 +108,32 @@ static void monitor(const team_harness_child_t *children, int p, double elapsed,
 }
 
 int main(void) {
+    static const char *const no_single_copy[] = {"SHMCOLL_CMA=off", NULL};
+    static const char *const single_copy[] = {"SHMCOLL_CMA=all", "SHMCOLL_TUNE=bcast:@single-copy",
+                                              NULL};
     static const scenario_t scenarios[] = {
-        {"allreduce, rank 2 killed by the parent", 2, KILLED_BY_PARENT, 0},
-        {"allreduce, rank 2 dies inside its user reduction function", 2, KILLED_IN_USER_OP, 0},
-        {"bcast, root rank 0 (segment creator) killed by the parent", 0, KILLED_BY_PARENT, 1},
-        {"barrier, rank 3 dies right after team creation", 3, KILLED_AT_START, 0},
+        {"allreduce, rank 2 killed by the parent", 2, KILLED_BY_PARENT, ALLREDUCE, NULL},
+        {"allreduce, rank 2 dies inside its user reduction function", 2, KILLED_IN_USER_OP,
+         ALLREDUCE, NULL},
+        {"bcast (single-copy where allowed), root rank 0 (segment creator) killed by the parent", 0,
+         KILLED_BY_PARENT, BCAST, single_copy},
+        {"bcast through the pipeline, root rank 0 killed by the parent", 0, KILLED_BY_PARENT, BCAST,
+         no_single_copy},
+        {"alltoall (single-copy where allowed), rank 1 killed by the parent", 1, KILLED_BY_PARENT,
+         ALLTOALL, single_copy},
+        {"barrier, rank 3 dies right after team creation", 3, KILLED_AT_START, ALLREDUCE, NULL},
     };
     static const int allowed[] = {SHMCOLL_ERR_PEER_DEAD, SHMCOLL_ERR_TIMEOUT};
     int failures = 0;
     unsetenv("SHMCOLL_TIMEOUT"); /* the default 300 s: only the liveness check can be fast */
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
         const scenario_t *sc = &scenarios[i];
-        team_harness_spec_t spec = {
-            .p = P, .body = body, .arg = (void *)sc, .timeout_s = 60.0, .monitor = monitor};
+        team_harness_spec_t spec = {.p = P,
+                                    .body = body,
+                                    .arg = (void *)sc,
+                                    .timeout_s = 60.0,
+                                    .monitor = monitor,
+                                    .env = sc->env};
         char victim[16];
         snprintf(victim, sizeof victim, "rank %d", sc->victim);
         const char *const must[] = {victim, NULL};

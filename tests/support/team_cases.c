@@ -8,11 +8,44 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define GUARD      64
 #define MAX_LOGGED 3
 
 static int failures, group, logged[64];
+/* Single-copy runs: whether the test asks for them, whether this run is one, whether this
+ * member's team may move single-copy, and how many calls did. */
+static int single_copy_wanted, single_copy_run, single_copy_team, single_copy_calls, team_p;
+static int cma_allowed; /* the kernel lets a forked child read its parent's memory */
+
+/* Whether a forked child may read this process's memory with process_vm_readv: the permission
+ * check is the one between the members of a team (siblings of one parent). */
+static int probe_cma_allowed(void) {
+    static volatile uint64_t word = 0x5ca1ab1e0ddba11ull;
+    const pid_t parent = getpid();
+    fflush(NULL);
+    const pid_t child = fork();
+    if (child == 0) {
+        uint64_t seen = 0;
+        struct iovec mine = {.iov_base = &seen, .iov_len = sizeof seen};
+        struct iovec theirs = {.iov_base = (void *)&word, .iov_len = sizeof seen};
+        const ssize_t n = process_vm_readv(parent, &mine, 1, &theirs, 1, 0);
+        _exit(n == (ssize_t)sizeof seen && seen == word ? 0 : 1);
+    }
+    int status = 1;
+    return child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+           WEXITSTATUS(status) == 0;
+}
+
+void team_cases_single_copy_runs(void) {
+    single_copy_wanted = 1;
+    cma_allowed = probe_cma_allowed();
+    printf("cross-memory attach between processes: %s\n",
+           cma_allowed ? "allowed" : "refused (single-copy runs test the fallback)");
+}
 
 void team_cases_set_group(int g) {
     group = g & 63;
@@ -30,12 +63,22 @@ void team_cases_fail(const char *fmt, ...) {
 }
 
 int team_cases_verdict(void) {
+    if (single_copy_run && team_p > 1 && cma_allowed && !single_copy_team)
+        team_cases_fail("the kernel allows cross-memory attach, but the team did not enable it");
+    if (single_copy_run && team_p > 1 && single_copy_team && !single_copy_calls)
+        team_cases_fail(
+            "single-copy run (SHMCOLL_CMA=all SHMCOLL_CMA_MIN=1) but no call moved single-copy");
     if (failures) team_harness_log("%d failures in all", failures);
     return failures != 0;
 }
 
 int team_cases_status_check(shmcoll_team_t *team, shmcoll_status_t status, const char *desc) {
-    if (status == SHMCOLL_OK) return 0;
+    single_copy_team = team->cma != SHMCOLL_CMA_OFF;
+    team_p = team->size;
+    if (status == SHMCOLL_OK) {
+        single_copy_calls += !strcmp(team->last_algo, "single-copy");
+        return 0;
+    }
     team_cases_fail("%s: returned %s (%s)", desc, shmcoll_status_string(status), team->error);
     return 1;
 }
@@ -126,27 +169,46 @@ int team_cases_send_check(const unsigned char *buf, const unsigned char *copy, s
     return 1;
 }
 
+/* out = the NULL-terminated `base` (at most 12 entries) plus up to two `extra` settings. */
+static void with_settings(const char **out, const char *const *base, const char *extra1,
+                          const char *extra2) {
+    int n = 0;
+    while (base && base[n] && n < 12) out[n] = base[n], n++;
+    if (extra1) out[n++] = extra1;
+    if (extra2) out[n++] = extra2;
+    out[n] = NULL;
+}
+
 int team_cases_run_sizes(int argc, char **argv, team_harness_body_fn body,
                          const char *const *env_default, const char *const *env_rounds,
                          size_t shared_bytes) {
     static const int sizes[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 31};
+    static const char *const run_names[] = {"chunk=default", "chunk=4k", "single-copy"};
     const int n = argc > 1 ? argc - 1 : (int)(sizeof sizes / sizeof *sizes);
     const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+    /* The many-round runs pin the copy-in/copy-out pipeline (single-copy off); the single-copy
+     * runs move every non-empty block single-copy. */
+    const char *env[3][16];
+    with_settings(env[0], env_default, NULL, NULL);
+    with_settings(env[1], env_rounds, "SHMCOLL_CMA=off", NULL);
+    with_settings(env[2], env_default, "SHMCOLL_CMA=all", "SHMCOLL_CMA_MIN=1");
     int failed = 0;
     for (int i = 0; i < n; i++) {
         const int p = argc > 1 ? atoi(argv[i + 1]) : sizes[i];
-        for (int rounds = 0; rounds < (p > 16 ? 1 : 2); rounds++) {
-            team_cases_mode_t mode = {.rounds = rounds};
+        for (int run = 0; run < 3; run++) {
+            if ((run == 1 && p > 16) || (run == 2 && !single_copy_wanted)) continue;
+            team_cases_mode_t mode = {.rounds = run == 1};
             team_harness_spec_t spec = {.p = p,
                                         .body = body,
                                         .arg = &mode,
                                         .timeout_s = 150,
-                                        .env = rounds ? env_rounds : env_default,
+                                        .env = env[run],
                                         .shared_bytes = shared_bytes};
+            single_copy_run = run == 2; /* inherited by the forked members */
             const double start = team_harness_now();
             const int f = team_harness_run_spec(&spec);
-            printf("%s p=%d chunk=%s: %s (%.2f s)\n", name, p, rounds ? "4k" : "default",
-                   f ? "FAILED" : "ok", team_harness_now() - start);
+            printf("%s p=%d %s: %s (%.2f s)\n", name, p, run_names[run], f ? "FAILED" : "ok",
+                   team_harness_now() - start);
             fflush(stdout);
             failed |= f != 0;
         }

@@ -70,9 +70,16 @@ typedef struct team_cases_mode {
     int rounds; /* 1: 4 KiB chunks, counts that need many pipeline rounds */
 } team_cases_mode_t;
 
+/* Asks team_cases_run_sizes for a third run per team size with single-copy transfers for every
+ * non-empty block (SHMCOLL_CMA=all, SHMCOLL_CMA_MIN=1); there team_cases_verdict fails a member
+ * whose team may move single-copy but none of whose calls did. For the data-movement collectives.
+ */
+void team_cases_single_copy_runs(void);
+
 /* Runs `body` for p in {1,2,3,4,5,7,8,13,16,31} (or the sizes on the command line), each with the
  * default chunk (environment env_default) and, up to p = 16, again with 4 KiB chunks (env_rounds,
- * which must set SHMCOLL_CHUNK=4k); shared_bytes of harness shared memory. Prints one line per
+ * which must set SHMCOLL_CHUNK=4k; single-copy off) and, when asked, single-copy; shared_bytes of
+ * harness shared memory. Prints one line per
  * run; returns 1 when any failed. */
 int team_cases_run_sizes(int argc, char **argv, team_harness_body_fn body,
                          const char *const *env_default, const char *const *env_rounds,

@@ -121,5 +121,6 @@ static int body(shmcoll_team_t *team, void *arg) {
 }
 
 int main(int argc, char **argv) {
+    team_cases_single_copy_runs();
     return team_cases_run_sizes(argc, argv, body, env_default, env_rounds, 0);
 }

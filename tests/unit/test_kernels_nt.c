@@ -1,6 +1,7 @@
 /* Unit test of the non-temporal kernels and of the adaptive non-temporal policy.
  *
- * 1. The non-temporal copy of every ISA the CPU has, and the dispatched one, against the source
+ * 1. The non-temporal copy of every ISA the CPU has, the dispatched one, and the temporal copy
+ *    (its AVX2 loop, and memcpy under SHMCOLL_ISA=scalar), against the source
  *    byte for byte at every length 0..4099 and several MiB, at destination offsets on and off the
  *    vector alignment and with source and destination misaligned differently; guard bytes on
  *    both sides of the destination stay untouched. A few copies use buffers of exactly the
@@ -134,6 +135,8 @@ static void test_copy(void) {
     CHECK(!shmcoll_kernel_copy_nt_isa("sse9") && !shmcoll_kernel_copy_nt_isa(NULL),
           "copy_nt_isa accepts an unknown ISA");
     test_copy_isa(shmcoll_kernel_copy_nt, "dispatched", 7);
+    test_copy_isa(shmcoll_kernel_copy, "temporal", 1);
+    test_copy_isa(shmcoll_kernel_copy_loop(), "temporal loop", 1);
 }
 
 /* ---- 2. non-temporal reductions ------------------------------------------------------------ */
@@ -309,6 +312,10 @@ static void run_in_child(const char *isa, int streaming) {
               shmcoll_kernel_isa());
         test_nt_table(streaming);
         test_copy_isa(shmcoll_kernel_copy_nt, isa, 37);
+        test_copy_isa(shmcoll_kernel_copy, "temporal", 37);
+        const char *loop = shmcoll_kernel_copy_loop_name();
+        CHECK(!strcmp(loop, strcmp(isa, "scalar") ? "avx2" : "memcpy"),
+              "SHMCOLL_ISA=%s: the temporal copy loop is %s", isa, loop);
         test_reduce(0);
         _exit(check_failures() ? 1 : 0);
     }

@@ -1,0 +1,39 @@
+#include "shm/cma.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/uio.h>
+
+shmcoll_status_t shmcoll_cma_copy(pid_t pid, int rank, void *local, uintptr_t remote, size_t bytes,
+                                  int write, char *error, size_t error_len) {
+    char *at = local;
+    while (bytes) {
+        /* The kernel may stop short (a fault part-way through the range): go on from there, so a
+         * real error shows with its errno instead of as a short count. */
+        struct iovec mine = {.iov_base = at, .iov_len = bytes};
+        struct iovec theirs = {.iov_base = (void *)remote, .iov_len = bytes};
+        ssize_t done = write ? process_vm_writev(pid, &mine, 1, &theirs, 1, 0)
+                             : process_vm_readv(pid, &mine, 1, &theirs, 1, 0);
+        if (done > 0) {
+            at += done, remote += (uintptr_t)done, bytes -= (size_t)done;
+            continue;
+        }
+        if (done < 0 && errno == EINTR) continue;
+        const int err = done < 0 ? errno : EFAULT;
+        snprintf(error, error_len, "single-copy %s rank %d (pid %d) failed: %s",
+                 write ? "write to" : "read from", rank, (int)pid, strerror(err));
+        if (err == ESRCH) return SHMCOLL_ERR_PEER_DEAD;
+        if (err == EPERM || err == ENOSYS) return SHMCOLL_ERR_NOT_SUPPORTED;
+        return SHMCOLL_ERR_SYSTEM;
+    }
+    return SHMCOLL_OK;
+}
+
+int shmcoll_cma_probe(pid_t pid, uintptr_t remote, uint64_t expected) {
+    uint64_t seen = ~expected;
+    struct iovec mine = {.iov_base = &seen, .iov_len = sizeof seen};
+    struct iovec theirs = {.iov_base = (void *)remote, .iov_len = sizeof seen};
+    return process_vm_readv(pid, &mine, 1, &theirs, 1, 0) == (ssize_t)sizeof seen &&
+           seen == expected;
+}

@@ -1,0 +1,28 @@
+/* Single-copy transfers between team members' private memory: Linux cross-memory attach
+ * (process_vm_readv / process_vm_writev).
+ *
+ * The kernel copies straight from one process's buffer into another's, so a block moves once
+ * instead of twice (into a shared slot, then out of it). It needs the same permission as ptrace
+ * attach (same user, and Yama's ptrace_scope 0 or a descendant relation; seccomp profiles of some
+ * containers forbid it): the team probes every pair at setup (core/team.c) and uses these calls
+ * only when all may. */
+#ifndef SHMCOLL_SHM_CMA_H
+#define SHMCOLL_SHM_CMA_H
+
+#include "core/status.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Copies `bytes` from address `remote` of process `pid` into `local` (or, with `write` set, from
+ * `local` to `remote`). On failure writes a message naming `rank` and the errno into `error`:
+ * PEER_DEAD when the process is gone, NOT_SUPPORTED when the kernel refuses cross-memory attach,
+ * SYSTEM otherwise (e.g. an address that is not mapped). */
+shmcoll_status_t shmcoll_cma_copy(pid_t pid, int rank, void *local, uintptr_t remote, size_t bytes,
+                                  int write, char *error, size_t error_len);
+
+/* Whether this process may read `bytes` at `remote` of `pid` and finds `expected` there. */
+int shmcoll_cma_probe(pid_t pid, uintptr_t remote, uint64_t expected);
+
+#endif
