@@ -6,8 +6,8 @@
  * spread over p different sources instead of all hitting member 0 first. With two parities a
  * member fills round t+1 while slower members still read round t. Every member knows every block
  * size (MPI passes all recvcounts everywhere), so the number of rounds needs no agreement.
- * With SHMCOLL_CMA=all, blocks of SHMCOLL_CMA_MIN bytes and more move single-copy instead
- * (coll/single_copy.c). */
+ * Blocks of SHMCOLL_CMA_MIN bytes and more move single-copy instead up to SHMCOLL_CMA_MAX, at any
+ * size with SHMCOLL_CMA=all (coll/single_copy.c). */
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 
@@ -46,7 +46,7 @@ static shmcoll_status_t allgather_rounds(shmcoll_team_t *team, const char *mine,
 
 static shmcoll_status_t allgather_run(shmcoll_team_t *team, const char *mine, char *recvbuf,
                                       const coll_bytes_t *blocks, size_t longest) {
-    if (coll_single_copy(team, SHMCOLL_CMA_ALL, longest))
+    if (coll_single_copy(team, 0, longest))
         return coll_end(team, shmcoll_coll_allgather_single(team, mine, recvbuf, blocks),
                         "single-copy");
     return coll_end(team, allgather_rounds(team, mine, recvbuf, blocks), "pipeline");

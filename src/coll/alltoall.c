@@ -7,8 +7,8 @@
  * copied locally. Alltoallv: each member knows only its own blocks, so the members first agree
  * on the longest block in one step. In place, the outgoing blocks are read from the receive
  * buffer before the round overwrites them: round t only writes the pieces it has already read.
- * Not in place, blocks of SHMCOLL_CMA_MIN bytes and more move single-copy with SHMCOLL_CMA=all
- * (coll/single_copy.c). */
+ * Not in place, blocks of SHMCOLL_CMA_MIN bytes and more move single-copy instead up to
+ * SHMCOLL_CMA_MAX, at any size with SHMCOLL_CMA=all (coll/single_copy.c). */
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 
@@ -47,7 +47,7 @@ static shmcoll_status_t alltoall_rounds(shmcoll_team_t *team, const char *sendbu
 static shmcoll_status_t alltoall_run(shmcoll_team_t *team, const char *sendbuf,
                                      const coll_bytes_t *out, char *recvbuf, const coll_bytes_t *in,
                                      size_t longest) {
-    if (sendbuf && coll_single_copy(team, SHMCOLL_CMA_ALL, longest))
+    if (sendbuf && coll_single_copy(team, 0, longest))
         return coll_end(team, shmcoll_coll_alltoall_single(team, sendbuf, out, recvbuf, in),
                         "single-copy");
     return coll_end(team,

@@ -151,13 +151,16 @@ shmcoll_status_t shmcoll_coll_collect_round(shmcoll_team_t *team, uint64_t step,
 
 /* ---- Single-copy variants (coll/single_copy.c) ------------------------------------------ */
 
-/* Whether blocks of up to `longest` bytes move single-copy: the team may (every pair passed the
- * probe at setup), SHMCOLL_CMA asks for it for this kind of collective (`use`: ROOTED for gather
- * and scatter, ALL for the others), and the blocks are long enough to pay for a system call
- * each. Every member passes the same values, so all choose alike. */
-static inline int coll_single_copy(const shmcoll_team_t *team, shmcoll_cma_use_t use,
-                                   size_t longest) {
-    return team->cma >= use && longest >= team->cma_min;
+/* Whether blocks of up to `longest` bytes move single-copy. The team must be able to (every pair
+ * passed the probe at setup) and the blocks long enough to pay for a system call each. Then
+ * gather and scatter (`rooted`) always do: single copies spread the root's p-1 copies over the
+ * others. Allgather and alltoall do with SHMCOLL_CMA=all, else up to SHMCOLL_CMA_MAX: for larger
+ * blocks, whose buffers come from memory, the kernel's copy (which pins the other process's
+ * pages one by one) was slower than the slot pipeline, whose copies hit cache on one side. Every
+ * member passes the same values, so all choose alike. */
+static inline int coll_single_copy(const shmcoll_team_t *team, int rooted, size_t longest) {
+    if (team->cma == SHMCOLL_CMA_OFF || longest < team->cma_min) return 0;
+    return rooted || team->cma == SHMCOLL_CMA_ALL || longest <= team->cma_max;
 }
 
 shmcoll_status_t shmcoll_coll_allgather_single(shmcoll_team_t *team, const char *mine,

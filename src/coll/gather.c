@@ -42,7 +42,7 @@ static shmcoll_status_t gather_rounds(shmcoll_team_t *team, const char *mine, si
 static shmcoll_status_t gather_run(shmcoll_team_t *team, const char *mine, size_t my_count,
                                    char *recvbuf, const coll_bytes_t *blocks, size_t longest,
                                    int root) {
-    if (coll_single_copy(team, SHMCOLL_CMA_ROOTED, longest))
+    if (coll_single_copy(team, 1, longest))
         return coll_end(team,
                         shmcoll_coll_gather_single(team, mine, my_count, recvbuf, blocks, root),
                         "single-copy");

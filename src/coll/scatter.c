@@ -48,7 +48,7 @@ static shmcoll_status_t scatter_rounds(shmcoll_team_t *team, const char *sendbuf
 static shmcoll_status_t scatter_run(shmcoll_team_t *team, const char *sendbuf,
                                     const coll_bytes_t *blocks, char *recvbuf, size_t my_count,
                                     size_t longest, int root) {
-    if (coll_single_copy(team, SHMCOLL_CMA_ROOTED, longest))
+    if (coll_single_copy(team, 1, longest))
         return coll_end(team,
                         shmcoll_coll_scatter_single(team, sendbuf, blocks, recvbuf, my_count, root),
                         "single-copy");

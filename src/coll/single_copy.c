@@ -50,7 +50,8 @@ static shmcoll_status_t transfer(shmcoll_team_t *team, int q, void *local, uintp
     if (!n) return SHMCOLL_OK;
     shmcoll_status_t status = shmcoll_cma_copy(team->pids[q], q, local, remote, n, write,
                                                team->error, sizeof team->error);
-    if (status == SHMCOLL_ERR_NOT_SUPPORTED) status = SHMCOLL_ERR_SYSTEM; /* too late to fall back */
+    if (status == SHMCOLL_ERR_NOT_SUPPORTED)
+        status = SHMCOLL_ERR_SYSTEM; /* too late to fall back */
     if (status != SHMCOLL_OK) return shmcoll_channel_fail(&team->channel, status, q);
     team->dav += 2 * n;
     return SHMCOLL_OK;
@@ -110,9 +111,8 @@ shmcoll_status_t shmcoll_coll_alltoall_single(shmcoll_team_t *team, const char *
     return release(team, step);
 }
 
-shmcoll_status_t shmcoll_coll_gather_single(shmcoll_team_t *team, const char *mine,
-                                            size_t my_count, char *recvbuf,
-                                            const coll_bytes_t *blocks, int root) {
+shmcoll_status_t shmcoll_coll_gather_single(shmcoll_team_t *team, const char *mine, size_t my_count,
+                                            char *recvbuf, const coll_bytes_t *blocks, int root) {
     const int me = team->rank;
     const uint64_t step = shmcoll_channel_next_step(&team->channel);
     if (me == root) {

@@ -37,8 +37,10 @@
       "single-copy transfers between ranks' own buffers (Linux cross-memory attach): auto = "      \
       "gather and scatter, where they spread the root's copies; all = every data-movement "        \
       "collective and bcast; off")                                                                 \
-    X(cma_min, "SHMCOLL_CMA_MIN", SIZE, "256k",                                                    \
-      "smallest block that moves single-copy (below it, copy-in/copy-out through shared slots)")
+    X(cma_min, "SHMCOLL_CMA_MIN", SIZE, "128k",                                                    \
+      "smallest block that moves single-copy (below it, copy-in/copy-out through shared slots)")   \
+    X(cma_max, "SHMCOLL_CMA_MAX", SIZE, "1M",                                                      \
+      "largest block of allgather and alltoall that moves single-copy with SHMCOLL_CMA=auto")
 
 typedef struct shmcoll_config {
     int disable;
@@ -58,6 +60,7 @@ typedef struct shmcoll_config {
     const char *nt;
     const char *cma;
     size_t cma_min;
+    size_t cma_max;
 } shmcoll_config_t;
 
 /* The configuration, read from the environment on the first call. */

@@ -43,11 +43,11 @@ typedef struct setup_result {
 
 /* What SHMCOLL_CMA asks for. */
 static shmcoll_cma_use_t cma_asked(const char *text) {
-    if (!strcmp(text, "auto")) return SHMCOLL_CMA_ROOTED;
+    if (!strcmp(text, "auto")) return SHMCOLL_CMA_AUTO;
     if (!strcmp(text, "all")) return SHMCOLL_CMA_ALL;
     if (!strcmp(text, "off")) return SHMCOLL_CMA_OFF;
     shmcoll_log_warn("SHMCOLL_CMA=%s is not auto, all or off; using auto", text);
-    return SHMCOLL_CMA_ROOTED;
+    return SHMCOLL_CMA_AUTO;
 }
 
 /* Whether this member can read every other member's probe word. */
@@ -209,6 +209,7 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     }
     if (status != SHMCOLL_OK) goto fail;
     team->cma_min = config->cma_min;
+    team->cma_max = config->cma_max;
 
     shmcoll_waiter_t *waiter = &team->channel.waiter;
     waiter->timeout = config->timeout;
@@ -223,9 +224,9 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
                         size, team->ncpus,
                         team->oversubscribed ? " (oversubscribed: yielding)" : "", offers[0].bytes,
                         offers[0].chunk, team->usable_cache,
-                        team->cma == SHMCOLL_CMA_ALL      ? "for all movement"
-                        : team->cma == SHMCOLL_CMA_ROOTED ? "for gather and scatter"
-                                                          : "off",
+                        team->cma == SHMCOLL_CMA_ALL    ? "for all movement"
+                        : team->cma == SHMCOLL_CMA_AUTO ? "for gather and scatter"
+                                                        : "off",
                         team->cma_min,
                         team->cma == SHMCOLL_CMA_OFF && asked != SHMCOLL_CMA_OFF
                             ? " (cross-memory attach refused by the kernel)"

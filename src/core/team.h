@@ -30,9 +30,10 @@ typedef struct shmcoll_bootstrap {
 
 /* Which collectives move large blocks single-copy (SHMCOLL_CMA). */
 typedef enum shmcoll_cma_use {
-    SHMCOLL_CMA_OFF,    /* none: off, or the kernel refuses cross-memory attach */
-    SHMCOLL_CMA_ROOTED, /* gather and scatter: the copies of the root spread over the members */
-    SHMCOLL_CMA_ALL,    /* also allgather, alltoall and bcast */
+    SHMCOLL_CMA_OFF,  /* none: off, or the kernel refuses cross-memory attach */
+    SHMCOLL_CMA_AUTO, /* gather and scatter (the root's copies spread over the members), and
+                         allgather and alltoall while their buffers fit in cache */
+    SHMCOLL_CMA_ALL,  /* every data-movement collective and bcast, at any size */
 } shmcoll_cma_use_t;
 
 typedef struct shmcoll_team_hier_entry {
@@ -66,9 +67,10 @@ typedef struct shmcoll_team {
 
     /* Single-copy transfers (shm/cma.h), where every member may read and write every other
      * member's memory and SHMCOLL_CMA asks for them; blocks of at least cma_min bytes then move
-     * single-copy. */
+     * single-copy (allgather and alltoall only up to cma_max bytes, unless SHMCOLL_CMA=all). */
     shmcoll_cma_use_t cma;
     size_t cma_min;
+    size_t cma_max;
     uint64_t cma_probe; /* a random word the others read at setup to test the permission */
 
     uint64_t dav;            /* bytes loaded + stored by this member's copy/reduce kernels */
