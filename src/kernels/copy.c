@@ -16,7 +16,7 @@ static pthread_once_t loop_once = PTHREAD_ONCE_INIT;
 static shmcoll_copy_fn chosen_loop;
 
 static void memcpy_loop(void *dst, const void *src, size_t bytes) {
-    memcpy(dst, src, bytes);
+    if (bytes) memcpy(dst, src, bytes); /* empty buffers may be NULL */
 }
 
 static void loop_init(void) {

@@ -36,7 +36,7 @@ void shmcoll_kernel_copy_temporal_avx2(void *dst, const void *src, size_t bytes)
         _mm256_storeu_si256((__m256i *)(d + 2 * VEC), v2);
         _mm256_storeu_si256((__m256i *)(d + 3 * VEC), v3);
     }
-    memcpy(d, s, bytes);
+    if (bytes) memcpy(d, s, bytes); /* d and s may be NULL for an empty copy */
 }
 
 void shmcoll_kernel_copy_stream_avx2(void *dst, const void *src, size_t bytes) {
