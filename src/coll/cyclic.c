@@ -30,22 +30,8 @@
  *   {4,4} for p = 13: 88s. */
 #include "coll/algos_tree.h"
 #include "coll/coll_internal.h"
+#include "coll/radix_run.h"
 #include "patterns/cyclic.h"
-
-#include <stdlib.h>
-
-#define STACK_RADIX 64
-
-typedef struct cyclic {
-    shmcoll_team_t *team;
-    const shmcoll_reduce_op_t *op;
-    const shmcoll_pattern_radix_t *f;
-    int use_inline;
-    size_t working_set;
-    const void **bases;   /* [largest radix] operand buffers, laid out as the round */
-    const void **x;       /* [largest radix] fold operands */
-    coll_blocks_t blocks; /* of the current round */
-} cyclic_t;
 
 /* The element ranges (at most two) of `count` blocks from block `first` on, mod p. */
 typedef struct window {
@@ -53,7 +39,7 @@ typedef struct window {
     size_t lo[2], hi[2];
 } window_t;
 
-static window_t window_of(const cyclic_t *cy, int first, int count) {
+static window_t window_of(const coll_radix_run_t *cy, int first, int count) {
     const int p = cy->team->size;
     const size_t per = cy->blocks.per, n = cy->blocks.n;
     window_t w = {.nranges = 0};
@@ -76,16 +62,16 @@ static int window_empty(const window_t *w) {
     return 1;
 }
 
-static const char *at(const cyclic_t *cy, const void *base, size_t element) {
+static const char *at(const coll_radix_run_t *cy, const void *base, size_t element) {
     return (const char *)base + element * cy->op->extent;
 }
 
-static char *slot_of(const cyclic_t *cy, int r, uint64_t step) {
+static char *slot_of(const coll_radix_run_t *cy, int r, uint64_t step) {
     return (char *)coll_slot(&cy->team->channel, r, step, cy->use_inline);
 }
 
 /* Copy a window between two buffers laid out as the round. */
-static void copy_window(const cyclic_t *cy, char *dst, const char *src, const window_t *w,
+static void copy_window(const coll_radix_run_t *cy, char *dst, const char *src, const window_t *w,
                         int out) {
     for (int i = 0; i < w->nranges; i++) {
         if (w->hi[i] <= w->lo[i]) continue;
@@ -99,7 +85,7 @@ static void copy_window(const cyclic_t *cy, char *dst, const char *src, const wi
 }
 
 /* out = fold of the first m operand buffers over a window. */
-static void fold_window(cyclic_t *cy, int m, char *out, const window_t *w) {
+static void fold_window(coll_radix_run_t *cy, int m, char *out, const window_t *w) {
     for (int i = 0; i < w->nranges; i++) {
         if (w->hi[i] <= w->lo[i]) continue;
         for (int k = 0; k < m; k++) cy->x[k] = at(cy, cy->bases[k], w->lo[i]);
@@ -109,7 +95,7 @@ static void fold_window(cyclic_t *cy, int m, char *out, const window_t *w) {
 }
 
 /* Step 0: the input goes into the slot, except the window this member folds itself. */
-static shmcoll_status_t publish_input(cyclic_t *cy, const char *input, uint64_t step) {
+static shmcoll_status_t publish_input(coll_radix_run_t *cy, const char *input, uint64_t step) {
     shmcoll_channel_t *ch = &cy->team->channel;
     const int p = ch->size, stride = shmcoll_pattern_cyclic_stride(cy->f, cy->f->nsteps - 1);
     const window_t w = window_of(cy, ch->rank + stride, p - stride);
@@ -122,7 +108,8 @@ static shmcoll_status_t publish_input(cyclic_t *cy, const char *input, uint64_t 
 }
 
 /* Reduce-scatter step j, reading the step before `step`: the window shrinks to S blocks. */
-static shmcoll_status_t reduce_scatter_step(cyclic_t *cy, int j, uint64_t step, const char *input) {
+static shmcoll_status_t reduce_scatter_step(coll_radix_run_t *cy, int j, uint64_t step,
+                                            const char *input) {
     shmcoll_channel_t *ch = &cy->team->channel;
     const int p = ch->size, me = ch->rank, radix = cy->f->radix[j];
     const int stride = shmcoll_pattern_cyclic_stride(cy->f, j);
@@ -154,7 +141,7 @@ static shmcoll_status_t reduce_scatter_step(cyclic_t *cy, int j, uint64_t step, 
 
 /* Allgather step j, reading the step before `step`: the window grows to min(S F, p) blocks. The
  * last step fills recvbuf. */
-static shmcoll_status_t allgather_step(cyclic_t *cy, int j, uint64_t step, char *recvbuf) {
+static shmcoll_status_t allgather_step(coll_radix_run_t *cy, int j, uint64_t step, char *recvbuf) {
     shmcoll_channel_t *ch = &cy->team->channel;
     const int p = ch->size, me = ch->rank, radix = cy->f->radix[j];
     const int last = j == cy->f->nsteps - 1, stride = shmcoll_pattern_cyclic_stride(cy->f, j);
@@ -178,7 +165,8 @@ static shmcoll_status_t allgather_step(cyclic_t *cy, int j, uint64_t step, char 
     return SHMCOLL_OK;
 }
 
-static shmcoll_status_t cyclic_round(cyclic_t *cy, const char *input, char *recvbuf, size_t n) {
+static shmcoll_status_t cyclic_round(coll_radix_run_t *cy, const char *input, char *recvbuf,
+                                     size_t n) {
     shmcoll_channel_t *ch = &cy->team->channel;
     const int nsteps = cy->f->nsteps;
     cy->blocks = coll_blocks_equal(cy->op, n, ch->size);
@@ -200,42 +188,9 @@ shmcoll_status_t shmcoll_coll_allreduce_cyclic_radix(shmcoll_team_t *team, const
                                                      void *recvbuf, size_t count,
                                                      const shmcoll_reduce_op_t *op,
                                                      const shmcoll_pattern_radix_t *f) {
-    const int p = team->size;
-    if (shmcoll_pattern_cyclic_check(p, f) != SHMCOLL_OK) return SHMCOLL_ERR_INVALID;
-    if (!op->commutative || op->size == 0 || op->extent < op->size || (!op->kernel && !op->user_fn))
-        return SHMCOLL_ERR_NOT_SUPPORTED;
-    if (count == 0) return SHMCOLL_OK;
-    const size_t span = shmcoll_reduce_op_span(op, count);
-    const int use_inline = span <= SHMCOLL_INLINE_BYTES;
-    const size_t per = use_inline ? count : team->channel.chunk / op->extent;
-    if (per == 0) return SHMCOLL_ERR_NOT_SUPPORTED;
-    const char *input = sendbuf ? sendbuf : recvbuf;
-    if (p == 1) {
-        coll_copy(team, recvbuf, input, span);
-        return SHMCOLL_OK;
-    }
-
-    const void *stack_bases[STACK_RADIX], *stack_x[STACK_RADIX];
-    cyclic_t cy = {.team = team,
-                   .op = op,
-                   .f = f,
-                   .use_inline = use_inline,
-                   .working_set = 2 * span + coll_shared_bytes(team),
-                   .bases = stack_bases,
-                   .x = stack_x};
-    const int largest = shmcoll_pattern_radix_largest(f);
-    if (largest > STACK_RADIX) {
-        cy.bases = malloc((size_t)largest * sizeof *cy.bases);
-        cy.x = malloc((size_t)largest * sizeof *cy.x);
-    }
-    shmcoll_status_t status = cy.bases && cy.x ? SHMCOLL_OK : SHMCOLL_ERR_NO_MEMORY;
-    for (size_t lo = 0; lo < count && status == SHMCOLL_OK; lo += per) {
-        const size_t n = count - lo < per ? count - lo : per;
-        status = cyclic_round(&cy, input + lo * op->extent, (char *)recvbuf + lo * op->extent, n);
-    }
-    if (cy.bases != stack_bases) free(cy.bases);
-    if (cy.x != stack_x) free(cy.x);
-    return status;
+    if (shmcoll_pattern_cyclic_check(team->size, f) != SHMCOLL_OK) return SHMCOLL_ERR_INVALID;
+    if (!op->commutative) return SHMCOLL_ERR_NOT_SUPPORTED;
+    return shmcoll_coll_radix_run(team, sendbuf, recvbuf, count, op, f, cyclic_round);
 }
 
 shmcoll_status_t shmcoll_coll_allreduce_cyclic(shmcoll_team_t *team, const void *sendbuf,

@@ -33,11 +33,11 @@
  * This file also holds the process-wide cache of default factorisations that cyclic.c shares. */
 #include "coll/algos_tree.h"
 #include "coll/coll_internal.h"
+#include "coll/radix_run.h"
 #include "patterns/cyclic.h"
 #include "patterns/recexch.h"
 
 #include <pthread.h>
-#include <stdlib.h>
 
 /* ---- Cache of default factorisations ------------------------------------------------------- */
 
@@ -81,40 +81,27 @@ shmcoll_status_t shmcoll_coll_radix_default(shmcoll_coll_radix_kind_t kind, int 
 
 /* ---- The allreduce ------------------------------------------------------------------------- */
 
-#define STACK_RADIX 64
-
-typedef struct recexch {
-    shmcoll_team_t *team;
-    const shmcoll_reduce_op_t *op;
-    const shmcoll_pattern_radix_t *f;
-    int use_inline;
-    size_t working_set;
-    int *members;         /* [largest radix] */
-    const void **x;       /* [largest radix] fold operands */
-    coll_blocks_t blocks; /* of the current round */
-} recexch_t;
-
 /* Elements of blocks [first, first + count) of the current round. */
-static void block_range(const recexch_t *rx, int first, int count, size_t *lo, size_t *hi) {
+static void block_range(const coll_radix_run_t *rx, int first, int count, size_t *lo, size_t *hi) {
     const size_t a = (size_t)first * rx->blocks.per, z = (size_t)(first + count) * rx->blocks.per;
     *lo = a < rx->blocks.n ? a : rx->blocks.n;
     *hi = z < rx->blocks.n ? z : rx->blocks.n;
 }
 
 /* Elements member r holds after the first `steps` reduce-scatter steps. */
-static void held_range(const recexch_t *rx, int steps, int r, size_t *lo, size_t *hi) {
+static void held_range(const coll_radix_run_t *rx, int steps, int r, size_t *lo, size_t *hi) {
     int first, count;
     shmcoll_pattern_recexch_blocks(rx->f, steps, r, &first, &count);
     block_range(rx, first, count, lo, hi);
 }
 
-static void *slot_at(const recexch_t *rx, int r, uint64_t step, size_t element) {
+static void *slot_at(const coll_radix_run_t *rx, int r, uint64_t step, size_t element) {
     return (char *)coll_slot(&rx->team->channel, r, step, rx->use_inline) +
            element * rx->op->extent;
 }
 
 /* Copy elements [lo, hi) between two buffers laid out as the round. */
-static void copy_range(const recexch_t *rx, char *dst, const char *src, size_t lo, size_t hi,
+static void copy_range(const coll_radix_run_t *rx, char *dst, const char *src, size_t lo, size_t hi,
                        int out) {
     if (hi <= lo) return;
     const size_t at = lo * rx->op->extent, bytes = shmcoll_reduce_op_span(rx->op, hi - lo);
@@ -125,7 +112,7 @@ static void copy_range(const recexch_t *rx, char *dst, const char *src, size_t l
 }
 
 /* Step 0: the input goes into the slot, except the part this member folds in step 1. */
-static uint64_t publish_input(recexch_t *rx, const char *input, shmcoll_status_t *status) {
+static uint64_t publish_input(coll_radix_run_t *rx, const char *input, shmcoll_status_t *status) {
     shmcoll_channel_t *ch = &rx->team->channel;
     const uint64_t step = shmcoll_channel_next_step(ch);
     size_t lo, hi;
@@ -142,7 +129,7 @@ static uint64_t publish_input(recexch_t *rx, const char *input, shmcoll_status_t
 }
 
 /* Reduce-scatter step j, reading the step before `step`. */
-static shmcoll_status_t reduce_scatter_step(recexch_t *rx, int j, uint64_t step,
+static shmcoll_status_t reduce_scatter_step(coll_radix_run_t *rx, int j, uint64_t step,
                                             const char *input) {
     shmcoll_channel_t *ch = &rx->team->channel;
     const int me = ch->rank, radix = rx->f->radix[j];
@@ -168,7 +155,7 @@ static shmcoll_status_t reduce_scatter_step(recexch_t *rx, int j, uint64_t step,
 }
 
 /* Allgather step j, reading the step before `step`; the last one (j = 0) fills recvbuf. */
-static shmcoll_status_t allgather_step(recexch_t *rx, int j, uint64_t step, char *recvbuf) {
+static shmcoll_status_t allgather_step(coll_radix_run_t *rx, int j, uint64_t step, char *recvbuf) {
     shmcoll_channel_t *ch = &rx->team->channel;
     const int me = ch->rank, radix = rx->f->radix[j], last = j == 0;
     const int d = shmcoll_pattern_recexch_group(rx->f, j, me, rx->members);
@@ -194,7 +181,8 @@ static shmcoll_status_t allgather_step(recexch_t *rx, int j, uint64_t step, char
     return SHMCOLL_OK;
 }
 
-static shmcoll_status_t recexch_round(recexch_t *rx, const char *input, char *recvbuf, size_t n) {
+static shmcoll_status_t recexch_round(coll_radix_run_t *rx, const char *input, char *recvbuf,
+                                      size_t n) {
     shmcoll_channel_t *ch = &rx->team->channel;
     const int nsteps = rx->f->nsteps;
     rx->blocks = coll_blocks_equal(rx->op, n, ch->size);
@@ -217,43 +205,8 @@ shmcoll_status_t shmcoll_coll_allreduce_recexch_radix(shmcoll_team_t *team, cons
                                                       void *recvbuf, size_t count,
                                                       const shmcoll_reduce_op_t *op,
                                                       const shmcoll_pattern_radix_t *f) {
-    const int p = team->size;
-    if (shmcoll_pattern_recexch_check(p, f) != SHMCOLL_OK) return SHMCOLL_ERR_INVALID;
-    if (count == 0) return SHMCOLL_OK;
-    if (op->size == 0 || op->extent < op->size || (!op->kernel && !op->user_fn))
-        return SHMCOLL_ERR_NOT_SUPPORTED;
-    const size_t span = shmcoll_reduce_op_span(op, count);
-    const int use_inline = span <= SHMCOLL_INLINE_BYTES;
-    const size_t per = use_inline ? count : team->channel.chunk / op->extent;
-    if (per == 0) return SHMCOLL_ERR_NOT_SUPPORTED;
-    const char *input = sendbuf ? sendbuf : recvbuf;
-    if (p == 1) {
-        coll_copy(team, recvbuf, input, span);
-        return SHMCOLL_OK;
-    }
-
-    int stack_members[STACK_RADIX];
-    const void *stack_x[STACK_RADIX];
-    recexch_t rx = {.team = team,
-                    .op = op,
-                    .f = f,
-                    .use_inline = use_inline,
-                    .working_set = 2 * span + coll_shared_bytes(team),
-                    .members = stack_members,
-                    .x = stack_x};
-    const int largest = shmcoll_pattern_radix_largest(f);
-    if (largest > STACK_RADIX) {
-        rx.members = malloc((size_t)largest * sizeof *rx.members);
-        rx.x = malloc((size_t)largest * sizeof *rx.x);
-    }
-    shmcoll_status_t status = rx.members && rx.x ? SHMCOLL_OK : SHMCOLL_ERR_NO_MEMORY;
-    for (size_t lo = 0; lo < count && status == SHMCOLL_OK; lo += per) {
-        const size_t n = count - lo < per ? count - lo : per;
-        status = recexch_round(&rx, input + lo * op->extent, (char *)recvbuf + lo * op->extent, n);
-    }
-    if (rx.members != stack_members) free(rx.members);
-    if (rx.x != stack_x) free(rx.x);
-    return status;
+    if (shmcoll_pattern_recexch_check(team->size, f) != SHMCOLL_OK) return SHMCOLL_ERR_INVALID;
+    return shmcoll_coll_radix_run(team, sendbuf, recvbuf, count, op, f, recexch_round);
 }
 
 shmcoll_status_t shmcoll_coll_allreduce_recexch(shmcoll_team_t *team, const void *sendbuf,
