@@ -7,7 +7,8 @@
 
 shmcoll_status_t shmcoll_coll_radix_run(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
                                         size_t count, const shmcoll_reduce_op_t *op,
-                                        const shmcoll_pattern_radix_t *f, coll_radix_round_fn round) {
+                                        const shmcoll_pattern_radix_t *f,
+                                        coll_radix_round_fn round) {
     if (count == 0) return SHMCOLL_OK;
     if (op->size == 0 || op->extent < op->size || (!op->kernel && !op->user_fn))
         return SHMCOLL_ERR_NOT_SUPPORTED;

@@ -27,6 +27,7 @@ typedef shmcoll_status_t (*coll_radix_round_fn)(coll_radix_run_t *run, const cha
  * NOT_SUPPORTED for an op without a usable function or for a buffer smaller than an element. */
 shmcoll_status_t shmcoll_coll_radix_run(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
                                         size_t count, const shmcoll_reduce_op_t *op,
-                                        const shmcoll_pattern_radix_t *f, coll_radix_round_fn round);
+                                        const shmcoll_pattern_radix_t *f,
+                                        coll_radix_round_fn round);
 
 #endif

@@ -45,14 +45,20 @@ static shmcoll_status_t release(shmcoll_team_t *team, uint64_t step) {
 
 /* Copy `n` bytes between this member's `local` and member q's address `remote`. A failure here
  * is published, so members waiting for this one stop at once. */
-static shmcoll_status_t transfer(shmcoll_team_t *team, int q, void *local, uintptr_t remote,
-                                 size_t n, int write) {
-    if (!n) return SHMCOLL_OK;
+static shmcoll_status_t cma(shmcoll_team_t *team, int q, void *local, uintptr_t remote, size_t n,
+                            int write) {
     shmcoll_status_t status = shmcoll_cma_copy(team->pids[q], q, local, remote, n, write,
                                                team->error, sizeof team->error);
     if (status == SHMCOLL_ERR_NOT_SUPPORTED)
         status = SHMCOLL_ERR_SYSTEM; /* too late to fall back */
-    if (status != SHMCOLL_OK) return shmcoll_channel_fail(&team->channel, status, q);
+    return status == SHMCOLL_OK ? status : shmcoll_channel_fail(&team->channel, status, q);
+}
+
+/* The same for payload, counted in the DAV. */
+static shmcoll_status_t transfer(shmcoll_team_t *team, int q, void *local, uintptr_t remote,
+                                 size_t n, int write) {
+    if (!n) return SHMCOLL_OK;
+    SHMCOLL_CHECK(cma(team, q, local, remote, n, write));
     team->dav += 2 * n;
     return SHMCOLL_OK;
 }
@@ -68,8 +74,7 @@ static shmcoll_status_t peer_block(shmcoll_team_t *team, int q, uint64_t step, i
     size_t displ = (size_t)index * bytes;
     if (theirs.displs) {
         const uintptr_t entry = theirs.displs + (size_t)index * sizeof(size_t);
-        SHMCOLL_CHECK(transfer(team, q, &displ, entry, sizeof displ, 0));
-        team->dav -= 2 * sizeof displ; /* bookkeeping, not payload */
+        SHMCOLL_CHECK(cma(team, q, &displ, entry, sizeof displ, 0));
     }
     *where = theirs.base + displ;
     return SHMCOLL_OK;

@@ -7,37 +7,46 @@
 #include "kernels/copy_isa.h"
 #include "kernels/kernels.h"
 
-#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #define LOOP_MIN 4096
-
-static pthread_once_t loop_once = PTHREAD_ONCE_INIT;
-static shmcoll_copy_fn chosen_loop;
 
 static void memcpy_loop(void *dst, const void *src, size_t bytes) {
     if (bytes) memcpy(dst, src, bytes); /* empty buffers may be NULL */
 }
 
-static void loop_init(void) {
+static void resolve_loop(void *dst, const void *src, size_t bytes);
+
+/* Starts as the resolver, which replaces itself on the first copy: the copy path then pays one
+ * relaxed load, no once-guard. Racing first copies store the same value. */
+static _Atomic(shmcoll_copy_fn) chosen_loop = resolve_loop;
+
+static shmcoll_copy_fn choose_loop(void) {
     __builtin_cpu_init();
     const int avx2 = strcmp(shmcoll_kernel_isa(), "scalar") && __builtin_cpu_supports("avx2");
-    chosen_loop = avx2 ? shmcoll_kernel_copy_temporal_avx2 : memcpy_loop;
+    shmcoll_copy_fn loop = avx2 ? shmcoll_kernel_copy_temporal_avx2 : memcpy_loop;
+    atomic_store_explicit(&chosen_loop, loop, memory_order_relaxed);
+    return loop;
+}
+
+static void resolve_loop(void *dst, const void *src, size_t bytes) {
+    choose_loop()(dst, src, bytes);
+}
+
+shmcoll_copy_fn shmcoll_kernel_copy_loop(void) {
+    shmcoll_copy_fn loop = atomic_load_explicit(&chosen_loop, memory_order_relaxed);
+    return loop == resolve_loop ? choose_loop() : loop;
 }
 
 const char *shmcoll_kernel_copy_loop_name(void) {
     return shmcoll_kernel_copy_loop() == memcpy_loop ? "memcpy" : "avx2";
 }
 
-shmcoll_copy_fn shmcoll_kernel_copy_loop(void) {
-    pthread_once(&loop_once, loop_init);
-    return chosen_loop;
-}
-
 void shmcoll_kernel_copy(void *dst, const void *src, size_t bytes) {
     /* memcpy with a null pointer is undefined even for 0 bytes; empty buffers may be NULL. */
     if (bytes >= LOOP_MIN)
-        shmcoll_kernel_copy_loop()(dst, src, bytes);
+        atomic_load_explicit(&chosen_loop, memory_order_relaxed)(dst, src, bytes);
     else if (bytes)
         memcpy(dst, src, bytes);
 }
