@@ -2,6 +2,8 @@
  * team_cases.h. */
 #include "team_cases.h"
 
+#include "blocks.h"
+#include "coll_check.h"
 #include "test_data.h"
 
 #include <stdarg.h>
@@ -214,4 +216,24 @@ int team_cases_run_sizes(int argc, char **argv, team_harness_body_fn body,
         }
     }
     return failed;
+}
+
+int team_cases_rooted_body(shmcoll_team_t *team, const team_cases_mode_t *mode, uint64_t salt,
+                           team_cases_rooted_fn plain, team_cases_rooted_fn v) {
+    size_t sizes[6];
+    const size_t nsizes = blocks_sizes(mode->rounds, team->size,
+                                       100000 / (size_t)team_harness_scale_down() + 3, sizes);
+    int roots[TEAM_HARNESS_MAX_P];
+    const int nroots = coll_check_roots(team->size, roots);
+    uint64_t index = 0;
+    for (size_t k = 0; k < nsizes; k++)
+        for (int i = 0; i < nroots; i++)
+            for (int in_place = 0; in_place < 2; in_place++) {
+                const uint64_t seed = test_data_mix((uint64_t)team->size, index++, salt);
+                team_cases_set_group(0);
+                plain(team, sizes[k], roots[i], in_place, seed % 2 ? 1 + seed % 7 : 0, seed);
+                team_cases_set_group(1);
+                v(team, sizes[k], roots[i], in_place, seed % 3 ? 1 + seed % 5 : 0, seed ^ 0x5a5a);
+            }
+    return team_cases_verdict();
 }

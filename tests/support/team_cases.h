@@ -70,6 +70,18 @@ typedef struct team_cases_mode {
     int rounds; /* 1: 4 KiB chunks, counts that need many pipeline rounds */
 } team_cases_mode_t;
 
+/* ---- The case loop of the rooted collectives (gather, scatter) ------------------------------ */
+
+/* Checks one call of `bytes` (the mean block for a v-variant) with `root`. */
+typedef int (*team_cases_rooted_fn)(shmcoll_team_t *team, size_t bytes, int root, int in_place,
+                                    size_t misalign, uint64_t seed);
+
+/* The body of a rooted collective's test: for every size of blocks_sizes (the big one 100000
+ * bytes), every root of coll_check_roots, in place and not, `plain` (failure group 0) and then
+ * `v` (group 1), with seeds from `salt`; returns team_cases_verdict(). */
+int team_cases_rooted_body(shmcoll_team_t *team, const team_cases_mode_t *mode, uint64_t salt,
+                           team_cases_rooted_fn plain, team_cases_rooted_fn v);
+
 /* Asks team_cases_run_sizes for a third run per team size with single-copy transfers for every
  * non-empty block (SHMCOLL_CMA=all, SHMCOLL_CMA_MIN=1); there team_cases_verdict fails a member
  * whose team may move single-copy but none of whose calls did. For the data-movement collectives.

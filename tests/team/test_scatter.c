@@ -98,26 +98,8 @@ out:
 }
 
 static int body(shmcoll_team_t *team, void *arg) {
-    const team_cases_mode_t *mode = arg;
     /* 4 KiB chunks cut into p pieces: the big count takes about 25 * p rounds. */
-    size_t sizes[6];
-    const size_t nsizes = blocks_sizes(mode->rounds, team->size,
-                                       100000 / (size_t)team_harness_scale_down() + 3, sizes);
-    int roots[TEAM_HARNESS_MAX_P];
-    const int nroots = coll_check_roots(team->size, roots);
-    uint64_t index = 0;
-    for (size_t k = 0; k < nsizes; k++)
-        for (int i = 0; i < nroots; i++)
-            for (int in_place = 0; in_place < 2; in_place++) {
-                const uint64_t seed = test_data_mix((uint64_t)team->size, index++, 31);
-                team_cases_set_group(0);
-                check_scatter(team, sizes[k], roots[i], in_place, seed % 2 ? 1 + seed % 7 : 0,
-                              seed);
-                team_cases_set_group(1);
-                check_scatterv(team, sizes[k], roots[i], in_place, seed % 3 ? 1 + seed % 5 : 0,
-                               seed ^ 0x5a5a);
-            }
-    return team_cases_verdict();
+    return team_cases_rooted_body(team, arg, 31, check_scatter, check_scatterv);
 }
 
 int main(int argc, char **argv) {
