@@ -45,7 +45,7 @@ static inline void coll_copy(shmcoll_team_t *team, void *dst, const void *src, s
 static inline void coll_copy_out(shmcoll_team_t *team, void *dst, const void *src, size_t bytes,
                                  size_t working_set) {
     if (!bytes || dst == src) return;
-    if (shmcoll_kernel_nt_wanted(working_set, 0, team->usable_cache))
+    if (shmcoll_kernel_nt_wanted(working_set, 0, team->usable_cache, team->bandwidth_bound))
         shmcoll_kernel_copy_nt(dst, src, bytes);
     else
         shmcoll_kernel_copy(dst, src, bytes);

@@ -32,7 +32,9 @@
       "file of overrides in the SHMCOLL_TUNE grammar (written by shmcoll-tune)")                   \
     X(isa, "SHMCOLL_ISA", STRING, "", "cap the reduction kernels' ISA: scalar, avx2 or avx512")    \
     X(nt, "SHMCOLL_NT", STRING, "auto",                                                            \
-      "non-temporal stores: auto (by working set), always, never")                                 \
+      "non-temporal stores: auto (by working set and streaming cores), always, never")             \
+    X(nt_min_cores, "SHMCOLL_NT_MIN_CORES", INT, "8",                                              \
+      "auto streams only when the team runs on at least this many cores per memory domain")        \
     X(cma, "SHMCOLL_CMA", STRING, "auto",                                                          \
       "single-copy transfers between ranks' own buffers (Linux cross-memory attach): auto = "      \
       "gather and scatter, where they spread the root's copies; all = every data-movement "        \
@@ -58,6 +60,7 @@ typedef struct shmcoll_config {
     const char *tune_file;
     const char *isa;
     const char *nt;
+    long nt_min_cores;
     const char *cma;
     size_t cma_min;
     size_t cma_max;

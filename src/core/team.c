@@ -16,6 +16,7 @@
 #include "core/config.h"
 #include "core/team_topo.h"
 #include "core/log.h"
+#include "kernels/nt_policy.h"
 #include "shm/cma.h"
 #include "topo/cpus.h"
 
@@ -167,6 +168,10 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     }
     free(masks);
     team->oversubscribed = size > team->ncpus;
+    if (team->places)
+        team->bandwidth_bound = shmcoll_kernel_nt_bandwidth_bound(
+            shmcoll_team_topo_streaming_cores(team->places, size, team->ncpus),
+            config->nt_min_cores);
 
     /* 2. member 0 creates the segment */
     segment_offer_t offer = {.status = SHMCOLL_OK};
@@ -220,10 +225,11 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     waiter->error_len = sizeof team->error;
     team->last_algo = "none";
     shmcoll_log_verbose("team of %d ranks on %d cpus%s: segment %zu bytes, chunk %zu, usable "
-                        "cache %zu bytes, single-copy %s from %zu bytes%s",
+                        "cache %zu bytes%s, single-copy %s from %zu bytes%s",
                         size, team->ncpus,
                         team->oversubscribed ? " (oversubscribed: yielding)" : "", offers[0].bytes,
                         offers[0].chunk, team->usable_cache,
+                        team->bandwidth_bound ? "" : " (too few cores to stream)",
                         team->cma == SHMCOLL_CMA_ALL    ? "for all movement"
                         : team->cma == SHMCOLL_CMA_AUTO ? "for gather and scatter"
                                                         : "off",

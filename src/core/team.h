@@ -64,6 +64,7 @@ typedef struct shmcoll_team {
     void (*select_state_free)(void *state);
 
     size_t usable_cache; /* for non-temporal decisions (core/team_topo.h) */
+    int bandwidth_bound; /* enough members per memory domain to be limited by its bandwidth */
 
     /* Single-copy transfers (shm/cma.h), where every member may read and write every other
      * member's memory and SHMCOLL_CMA asks for them; blocks of at least cma_min bytes then move

@@ -69,6 +69,26 @@ size_t shmcoll_team_topo_usable_cache(const shmcoll_topo_place_t *place) {
     return shmcoll_kernel_usable_cache(caches.llc_size, l2, caches.llc_cores, caches.llc_inclusive);
 }
 
+int shmcoll_team_topo_streaming_cores(const shmcoll_topo_place_t *places, int size, int ncpus) {
+    int domains = 0;
+    for (int r = 0; r < size; r++) {
+        const int numa = places[r].obj[SHMCOLL_TOPO_NUMA];
+        if (places[r].pu < 0 || numa < 0) continue;
+        int seen = 0;
+        for (int q = 0; q < r && !seen; q++)
+            seen = places[q].pu >= 0 && places[q].obj[SHMCOLL_TOPO_NUMA] == numa;
+        domains += !seen;
+    }
+    if (!domains) {
+        pthread_mutex_lock(&topo_lock);
+        shmcoll_topo_t *topo = configured_topo();
+        domains = topo ? shmcoll_topo_count(topo, SHMCOLL_TOPO_NUMA) : 1;
+        pthread_mutex_unlock(&topo_lock);
+    }
+    const int running = size < ncpus ? size : ncpus;
+    return domains > 1 ? (running + domains - 1) / domains : running;
+}
+
 shmcoll_status_t shmcoll_team_hierarchy(shmcoll_team_t *team, const char *levels, int root,
                                         const shmcoll_topo_hier_t **hier) {
     for (int i = 0; i < SHMCOLL_TEAM_HIER_CACHE; i++) {

@@ -25,6 +25,12 @@ void shmcoll_team_topo_place_self(int rank, int size, const cpu_set_t *affinity,
  * L2 when the LLC is not inclusive; 0 when the topology does not say (copies stay temporal). */
 size_t shmcoll_team_topo_usable_cache(const shmcoll_topo_place_t *place);
 
+/* The cores the team copies with at once per memory domain, for the same decisions: as many
+ * members as run at once (size, at most ncpus, the CPUs their bindings allow), spread over the
+ * NUMA domains their places name, or over all of the topology's when no place is known
+ * (rounded up: a domain with any of them streams). */
+int shmcoll_team_topo_streaming_cores(const shmcoll_topo_place_t *places, int size, int ncpus);
+
 /* The hierarchy of the team over `levels` (a sensitivity list such as "l3,numa,socket"), with
  * `root` leading its groups (-1: lowest ranks lead). Built on first use and cached in the team;
  * INVALID when the list does not parse. */

@@ -22,15 +22,19 @@ size_t shmcoll_kernel_usable_cache(size_t llc, size_t l2, int ncores_sharing_llc
     return llc + (size_t)ncores_sharing_llc * l2;
 }
 
+int shmcoll_kernel_nt_bandwidth_bound(int streaming_cores, int min_cores) {
+    return streaming_cores >= min_cores;
+}
+
 int shmcoll_kernel_nt_decide(shmcoll_nt_mode_t mode, size_t working_set, int dest_reused_soon,
-                             size_t usable_cache) {
+                             size_t usable_cache, int bandwidth_bound) {
     switch (mode) {
     case SHMCOLL_NT_ALWAYS:
         return 1;
     case SHMCOLL_NT_NEVER:
         return 0;
     default:
-        return !dest_reused_soon && usable_cache && working_set > usable_cache;
+        return bandwidth_bound && !dest_reused_soon && usable_cache && working_set > usable_cache;
     }
 }
 
@@ -55,7 +59,8 @@ shmcoll_nt_mode_t shmcoll_kernel_nt_mode(void) {
     return (shmcoll_nt_mode_t)atomic_load_explicit(&parsed_mode, memory_order_relaxed);
 }
 
-int shmcoll_kernel_nt_wanted(size_t working_set, int dest_reused_soon, size_t usable_cache) {
+int shmcoll_kernel_nt_wanted(size_t working_set, int dest_reused_soon, size_t usable_cache,
+                             int bandwidth_bound) {
     return shmcoll_kernel_nt_decide(shmcoll_kernel_nt_mode(), working_set, dest_reused_soon,
-                                    usable_cache);
+                                    usable_cache, bandwidth_bound);
 }

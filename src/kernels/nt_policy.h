@@ -6,6 +6,13 @@
  * buffers it touches) exceeds the cache C it could use, so temporal stores would only evict
  * lines and pay read-for-ownership. Everything else is a temporal store.
  *
+ * A third condition is this project's, from measurement: streaming stores save memory traffic,
+ * not core time, so they pay only when the team's cores together can use up the bandwidth of a
+ * memory domain, as in YHCCL's runs on every core of a node. A few cores are each limited by the
+ * misses they can keep in flight; there a streaming store is slower than a temporal one (on a
+ * 2-core Cascade Lake guest, writing 16 MiB from cache to memory takes 3.5 ms streaming and
+ * 2.1 ms temporal per core, and every large collective was 8-20% slower streaming).
+ *
  * The decision is a pure function of its arguments and of SHMCOLL_NT; the caller must derive
  * the arguments from values every rank shares (message size, team size, the topology) so that
  * all ranks decide alike — and decides per call: nothing here is sticky. */
@@ -32,14 +39,19 @@ shmcoll_nt_mode_t shmcoll_kernel_nt_mode(void);
 size_t shmcoll_kernel_usable_cache(size_t llc, size_t l2, int ncores_sharing_llc,
                                    int llc_inclusive);
 
+/* Whether streaming_cores cores copying at once out of one memory domain are enough to be
+ * limited by its bandwidth: at least min_cores of them (SHMCOLL_NT_MIN_CORES). */
+int shmcoll_kernel_nt_bandwidth_bound(int streaming_cores, int min_cores);
+
 /* The mode's decision, without the environment (for tests and for callers that hold a mode):
- * auto streams iff the destination is not reused soon and working_set > usable_cache; a
- * usable_cache of 0 (unknown) never streams in auto mode. */
+ * auto streams iff bandwidth_bound, the destination is not reused soon and
+ * working_set > usable_cache; a usable_cache of 0 (unknown) never streams in auto mode. */
 int shmcoll_kernel_nt_decide(shmcoll_nt_mode_t mode, size_t working_set, int dest_reused_soon,
-                             size_t usable_cache);
+                             size_t usable_cache, int bandwidth_bound);
 
 /* 1 when a store whose destination is (not) reused soon, in a collective with the given working
  * set, should be non-temporal under SHMCOLL_NT; see shmcoll_kernel_nt_decide. */
-int shmcoll_kernel_nt_wanted(size_t working_set, int dest_reused_soon, size_t usable_cache);
+int shmcoll_kernel_nt_wanted(size_t working_set, int dest_reused_soon, size_t usable_cache,
+                             int bandwidth_bound);
 
 #endif

@@ -188,11 +188,12 @@ int team_cases_run_sizes(int argc, char **argv, team_harness_body_fn body,
     static const char *const run_names[] = {"chunk=default", "chunk=4k", "single-copy"};
     const int n = argc > 1 ? argc - 1 : (int)(sizeof sizes / sizeof *sizes);
     const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-    /* The many-round runs pin the copy-in/copy-out pipeline (single-copy off); the single-copy
-     * runs move every non-empty block single-copy. */
+    /* The many-round runs pin the copy-in/copy-out pipeline (single-copy off) and stream every
+     * copy-out (the policy would only at sizes beyond the cache); the single-copy runs move every
+     * non-empty block single-copy. */
     const char *env[3][16];
     with_settings(env[0], env_default, NULL, NULL);
-    with_settings(env[1], env_rounds, "SHMCOLL_CMA=off", NULL);
+    with_settings(env[1], env_rounds, "SHMCOLL_CMA=off", "SHMCOLL_NT=always");
     with_settings(env[2], env_default, "SHMCOLL_CMA=all", "SHMCOLL_CMA_MIN=1");
     int failed = 0;
     for (int i = 0; i < n; i++) {

@@ -2,7 +2,8 @@
  * SHMCOLL_MAP to a mapping, every member's place is allgathered at team creation and every member
  * builds the same hierarchy from it. Checked for a 2-socket, 4-NUMA, 8-L3 machine with linear and
  * NUMA round-robin mappings: the places match the mapping, the hierarchy has the expected levels
- * and groups and is identical on all members, and a bad sensitivity list is refused. */
+ * and groups and is identical on all members, a bad sensitivity list is refused, and the cores
+ * streaming per memory domain follow the places. */
 #include "core/team.h"
 #include "core/team_topo.h"
 #include "team_harness.h"
@@ -54,6 +55,28 @@ static int body(shmcoll_team_t *team, void *arg) {
     if (shmcoll_team_hierarchy(team, "l3,numa,bogus", -1, &again) != SHMCOLL_ERR_INVALID) {
         team_harness_log("a bad sensitivity list must be refused");
         failed = 1;
+    }
+    /* Streaming cores per memory domain, for the non-temporal policy: the members that can run
+     * at once, spread over the NUMA domains of their places (2 linear, 4 round-robin), or over
+     * all 4 of the machine's when no place is known. */
+    const int domains = !strcmp(want->map, "linear") ? 2 : 4;
+    shmcoll_topo_place_t unknown[16];
+    for (int r = 0; r < team->size; r++) shmcoll_topo_place_unknown(&unknown[r]);
+    const struct {
+        const shmcoll_topo_place_t *places;
+        int ncpus, want;
+    } streams[] = {{team->places, 64, team->size / domains},
+                   {team->places, 4, (4 + domains - 1) / domains},
+                   {unknown, 64, team->size / 4}};
+    for (size_t i = 0; i < sizeof streams / sizeof streams[0]; i++) {
+        int got =
+            shmcoll_team_topo_streaming_cores(streams[i].places, team->size, streams[i].ncpus);
+        if (got != streams[i].want) {
+            team_harness_log("%s: %d streaming cores per domain on %d cpus (%s places), want %d",
+                             want->map, got, streams[i].ncpus,
+                             streams[i].places == unknown ? "unknown" : "known", streams[i].want);
+            failed = 1;
+        }
     }
     return failed;
 }

@@ -356,17 +356,23 @@ static void test_decide(void) {
     const size_t sets[] = {0, 1, C - 1, C, C + 1, (size_t)1 << 40};
     for (size_t w = 0; w < sizeof sets / sizeof sets[0]; w++) {
         for (int reused = 0; reused <= 1; reused++) {
-            size_t W = sets[w];
-            CHECK(shmcoll_kernel_nt_decide(SHMCOLL_NT_AUTO, W, reused, C) == (!reused && W > C),
-                  "auto: W=%zu C=%zu reused=%d", W, C, reused);
-            CHECK(shmcoll_kernel_nt_decide(SHMCOLL_NT_AUTO, W, reused, 0) == 0,
-                  "auto with unknown cache must stay temporal (W=%zu)", W);
-            CHECK(shmcoll_kernel_nt_decide(SHMCOLL_NT_ALWAYS, W, reused, C) == 1,
-                  "always: W=%zu reused=%d", W, reused);
-            CHECK(shmcoll_kernel_nt_decide(SHMCOLL_NT_NEVER, W, reused, C) == 0,
-                  "never: W=%zu reused=%d", W, reused);
+            for (int bound = 0; bound <= 1; bound++) {
+                size_t W = sets[w];
+                CHECK(shmcoll_kernel_nt_decide(SHMCOLL_NT_AUTO, W, reused, C, bound) ==
+                          (bound && !reused && W > C),
+                      "auto: W=%zu C=%zu reused=%d bandwidth-bound=%d", W, C, reused, bound);
+                CHECK(shmcoll_kernel_nt_decide(SHMCOLL_NT_AUTO, W, reused, 0, bound) == 0,
+                      "auto with unknown cache must stay temporal (W=%zu)", W);
+                CHECK(shmcoll_kernel_nt_decide(SHMCOLL_NT_ALWAYS, W, reused, C, bound) == 1,
+                      "always: W=%zu reused=%d bandwidth-bound=%d", W, reused, bound);
+                CHECK(shmcoll_kernel_nt_decide(SHMCOLL_NT_NEVER, W, reused, C, bound) == 0,
+                      "never: W=%zu reused=%d bandwidth-bound=%d", W, reused, bound);
+            }
         }
     }
+    for (int cores = 0; cores <= 64; cores++)
+        CHECK(shmcoll_kernel_nt_bandwidth_bound(cores, 8) == (cores >= 8),
+              "%d streaming cores against a minimum of 8", cores);
 }
 
 /* Sets SHMCOLL_NT (NULL: unset) and re-reads the configuration. */
@@ -416,16 +422,17 @@ static void test_knob(void) {
               modes[m].text ? modes[m].text : "(unset)", (int)got, (int)modes[m].mode);
         for (int reused = 0; reused <= 1; reused++)
             for (size_t W = C / 2; W <= 2 * C; W += C)
-                CHECK(shmcoll_kernel_nt_wanted(W, reused, C) ==
-                          shmcoll_kernel_nt_decide(modes[m].mode, W, reused, C),
+                CHECK(shmcoll_kernel_nt_wanted(W, reused, C, 1) ==
+                          shmcoll_kernel_nt_decide(modes[m].mode, W, reused, C, 1),
                       "SHMCOLL_NT=%s: nt_wanted(W=%zu, reused=%d) disagrees with the mode",
                       modes[m].text ? modes[m].text : "(unset)", W, reused);
     }
     set_nt(NULL);
-    CHECK(shmcoll_kernel_nt_wanted(2 * C, 0, C) == 1 &&
-              shmcoll_kernel_nt_wanted(2 * C, 1, C) == 0 &&
-              shmcoll_kernel_nt_wanted(C / 2, 0, C) == 0,
-          "the default (auto) does not follow the working-set rule");
+    CHECK(shmcoll_kernel_nt_wanted(2 * C, 0, C, 1) == 1 &&
+              shmcoll_kernel_nt_wanted(2 * C, 1, C, 1) == 0 &&
+              shmcoll_kernel_nt_wanted(C / 2, 0, C, 1) == 0 &&
+              shmcoll_kernel_nt_wanted(2 * C, 0, C, 0) == 0,
+          "the default (auto) does not follow the working-set and streaming-cores rule");
     /* A typo is warned about once per setting and read as auto. */
     set_nt("sometimes");
     shmcoll_nt_mode_t got = SHMCOLL_NT_NEVER;
