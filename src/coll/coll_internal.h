@@ -224,6 +224,15 @@ shmcoll_status_t shmcoll_coll_reduce_ma(shmcoll_team_t *team, const void *input,
                                         const shmcoll_reduce_op_t *op, const coll_blocks_t *blocks,
                                         coll_result_t result, int root);
 
+/* Socket-aware two-level MA (reduce_ma2.c): NOT_SUPPORTED unless the team spans several sockets
+ * with the same number of members on each (and the op commutes). */
+shmcoll_status_t shmcoll_coll_reduce_ma2(shmcoll_team_t *team, const void *input, void *recvbuf,
+                                         const shmcoll_reduce_op_t *op, const coll_blocks_t *blocks,
+                                         coll_result_t result, int root);
+
+/* The number of socket groups reduce_ma2 would use, 0 when it cannot run on this team. */
+int shmcoll_coll_ma2_groups(shmcoll_team_t *team);
+
 shmcoll_status_t shmcoll_coll_reduce_flat(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
                                           size_t count, const shmcoll_reduce_op_t *op, int root);
 shmcoll_status_t shmcoll_coll_reduce_split(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
@@ -233,6 +242,10 @@ shmcoll_status_t shmcoll_coll_reduce_split(shmcoll_team_t *team, const void *sen
 shmcoll_status_t shmcoll_coll_reduce_ma_run(shmcoll_team_t *team, const void *sendbuf,
                                             void *recvbuf, size_t count,
                                             const shmcoll_reduce_op_t *op, int root);
+
+shmcoll_status_t shmcoll_coll_reduce_ma2_run(shmcoll_team_t *team, const void *sendbuf,
+                                             void *recvbuf, size_t count,
+                                             const shmcoll_reduce_op_t *op, int root);
 
 shmcoll_status_t shmcoll_coll_barrier_flat(shmcoll_team_t *team);
 shmcoll_status_t shmcoll_coll_bcast_pipeline(shmcoll_team_t *team, void *buf, size_t bytes,

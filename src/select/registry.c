@@ -162,6 +162,23 @@ static double ma_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_
     return rounds * (p + 1) * shmcoll_cost_sync(t) + shmcoll_cost_bytes(per_member);
 }
 
+/* Socket-aware two-level MA: a round takes one slice of each of the n = p/m positions through n
+ * stages inside each socket, then step 2 and the copy-out across sockets; DAV s(5p+2m-3) for
+ * allreduce, s(3p+2m-1) for reduce. Commutative ops, teams on m >= 2 sockets of equal size. With
+ * one sync cost for all hops the model prefers one-level MA; SHMCOLL_TUNE picks this one where
+ * measurements on a multi-socket machine say so. */
+static int ma2_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    return a->commutative && t->socket_groups >= 2 && fits_chunk(a, t);
+}
+
+static double ma2_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    double s = (double)a->bytes, p = t->size, m = t->socket_groups, n = p / m;
+    double rounds = shmcoll_cost_chunks(a->bytes, t->chunk * (size_t)n);
+    double per_member = a->kind == SHMCOLL_KIND_ALLREDUCE ? s * (5 * p + 2 * m - 3) / p
+                                                          : s * (3 * p + 2 * m - 3) / p + 2 * s;
+    return rounds * (n + 2) * shmcoll_cost_sync(t) + shmcoll_cost_bytes(per_member);
+}
+
 /* Binomial tree (k = 2): DAV 3s(p-1) + 2sL (L leaves); chunks + height syncs, each waiting for
  * its children; the busiest member folds k-1 children. Rank order kept for non-commutative ops. */
 #define REDUCE_K 2
@@ -247,6 +264,8 @@ static const shmcoll_algo_t registry[] = {
      flat_cost, .run.reduce = shmcoll_coll_reduce_flat},
     {SHMCOLL_KIND_REDUCE, "ma", "movement-avoiding chain reduction (YHCCL), commutative ops",
      ma_supports, ma_cost, .run.reduce = shmcoll_coll_reduce_ma_run},
+    {SHMCOLL_KIND_REDUCE, "ma2", "socket-aware two-level movement-avoiding reduction (YHCCL)",
+     ma2_supports, ma2_cost, .run.reduce = shmcoll_coll_reduce_ma2_run},
     {SHMCOLL_KIND_REDUCE, "split", "copy in, member j folds part j in rank order, root copies out",
      fits_chunk, split_cost, .run.reduce = shmcoll_coll_reduce_split},
     {SHMCOLL_KIND_REDUCE, "knomial", "binomial tree in rank order, pipelined in chunks", fits_chunk,
@@ -257,6 +276,8 @@ static const shmcoll_algo_t registry[] = {
      flat_supports, flat_cost, .run.reduce = shmcoll_coll_reduce_flat},
     {SHMCOLL_KIND_ALLREDUCE, "ma", "movement-avoiding reduce-scatter + copy-out (YHCCL)",
      ma_supports, ma_cost, .run.reduce = shmcoll_coll_reduce_ma_run},
+    {SHMCOLL_KIND_ALLREDUCE, "ma2", "socket-aware two-level MA reduce-scatter + copy-out (YHCCL)",
+     ma2_supports, ma2_cost, .run.reduce = shmcoll_coll_reduce_ma2_run},
     {SHMCOLL_KIND_ALLREDUCE, "split", "copy in, member j folds part j in rank order, all copy out",
      fits_chunk, split_cost, .run.reduce = shmcoll_coll_reduce_split},
     {SHMCOLL_KIND_ALLREDUCE, "recexch", "multi-radix recursive exchange (Jocksch et al.), any op",

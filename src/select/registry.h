@@ -48,6 +48,7 @@ typedef struct shmcoll_select_team {
     int reduce_max_group; /* members of its largest group */
     int reduce_contiguous; /* every reduction level groups contiguous ranks */
     int cma;               /* shmcoll_cma_use_t: which collectives may move single-copy */
+    int socket_groups;     /* sockets the team spans with equal members each (2+), else 0 */
     size_t cma_min;        /* ... for messages of at least this many bytes */
 } shmcoll_select_team_t;
 

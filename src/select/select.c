@@ -1,4 +1,5 @@
 #include "select/select.h"
+#include "coll/coll_internal.h"
 #include "core/config.h"
 #include "core/team_topo.h"
 
@@ -75,6 +76,7 @@ void shmcoll_select_describe(shmcoll_team_t *team, shmcoll_select_team_t *out) {
     shmcoll_select_describe_shape(team->size, team->channel.chunk, team->oversubscribed, bcast,
                                   reduce, out);
     out->cma = team->cma;
+    out->socket_groups = shmcoll_coll_ma2_groups(team);
     out->cma_min = team->cma_min;
 }
 
