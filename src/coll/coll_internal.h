@@ -224,6 +224,14 @@ shmcoll_status_t shmcoll_coll_reduce_ma(shmcoll_team_t *team, const void *input,
                                         const shmcoll_reduce_op_t *op, const coll_blocks_t *blocks,
                                         coll_result_t result, int root);
 
+/* Stage k of a movement-avoiding chain (reduce_ma.c): claim this member's buffer of `step` (from
+ * all members for k <= 1, else only from `downstream`, its one reader since), then copy the own
+ * input slice `mine` of n elements (k = 0) or reduce it with `upstream`'s buffer of the previous
+ * stage, into `out` (NULL: this member's buffer of `step`), and post. */
+shmcoll_status_t shmcoll_coll_ma_stage(shmcoll_team_t *team, const shmcoll_reduce_op_t *op, int k,
+                                       uint64_t step, const char *mine, size_t n, void *out,
+                                       int upstream, int downstream);
+
 /* Socket-aware two-level MA (reduce_ma2.c): NOT_SUPPORTED unless the team spans several sockets
  * with the same number of members on each (and the op commutes). */
 shmcoll_status_t shmcoll_coll_reduce_ma2(shmcoll_team_t *team, const void *input, void *recvbuf,

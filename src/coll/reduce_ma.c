@@ -44,6 +44,24 @@ static shmcoll_status_t copy_out_round(shmcoll_team_t *team, uint64_t final_step
     return SHMCOLL_OK;
 }
 
+shmcoll_status_t shmcoll_coll_ma_stage(shmcoll_team_t *team, const shmcoll_reduce_op_t *op, int k,
+                                       uint64_t step, const char *mine, size_t n, void *out,
+                                       int upstream, int downstream) {
+    shmcoll_channel_t *ch = &team->channel;
+    SHMCOLL_CHECK(k <= 1 ? shmcoll_channel_claim(ch, step)
+                         : shmcoll_channel_claim_one(ch, step, downstream));
+    if (!out) out = shmcoll_channel_buffer(ch, ch->rank, step);
+    if (k == 0) {
+        coll_copy(team, out, mine, shmcoll_reduce_op_span(op, n));
+    } else {
+        SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, upstream, step - 1));
+        coll_reduce(team, op, mine, shmcoll_channel_buffer(ch, upstream, step - 1), out, n);
+        shmcoll_channel_ack(ch, step - 1);
+    }
+    shmcoll_channel_post(ch, step);
+    return SHMCOLL_OK;
+}
+
 shmcoll_status_t shmcoll_coll_reduce_ma(shmcoll_team_t *team, const void *input, void *recvbuf,
                                         const shmcoll_reduce_op_t *op, const coll_blocks_t *blocks,
                                         coll_result_t result, int root) {
@@ -75,19 +93,11 @@ shmcoll_status_t shmcoll_coll_reduce_ma(shmcoll_team_t *team, const void *input,
             const size_t n = lo < len ? (len - lo < slice ? len - lo : slice) : 0;
             const char *mine = input_slice(input, op, first, lo);
 
-            SHMCOLL_CHECK(k <= 1 ? shmcoll_channel_claim(ch, step)
-                                 : shmcoll_channel_claim_one(ch, step, downstream));
-            void *out = shmcoll_channel_buffer(ch, me, step);
-            if (k == p - 1 && result == COLL_RESULT_SCATTERED)
-                out = (char *)recvbuf + lo * op->extent;
-            if (k == 0) {
-                coll_copy(team, out, mine, shmcoll_reduce_op_span(op, n));
-            } else {
-                SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, upstream, step - 1));
-                coll_reduce(team, op, mine, shmcoll_channel_buffer(ch, upstream, step - 1), out, n);
-                shmcoll_channel_ack(ch, step - 1);
-            }
-            shmcoll_channel_post(ch, step);
+            void *out = k == p - 1 && result == COLL_RESULT_SCATTERED
+                            ? (char *)recvbuf + lo * op->extent
+                            : NULL;
+            SHMCOLL_CHECK(
+                shmcoll_coll_ma_stage(team, op, k, step, mine, n, out, upstream, downstream));
         }
         if (wants_all && result != COLL_RESULT_SCATTERED)
             SHMCOLL_CHECK(
@@ -97,11 +107,27 @@ shmcoll_status_t shmcoll_coll_reduce_ma(shmcoll_team_t *team, const void *input,
     return SHMCOLL_OK;
 }
 
+/* Reduce (root) or allreduce (root COLL_ALL) through a chain reduction over p equal blocks. */
+static shmcoll_status_t
+run_equal_blocks(shmcoll_status_t (*reduction)(shmcoll_team_t *, const void *, void *,
+                                               const shmcoll_reduce_op_t *, const coll_blocks_t *,
+                                               coll_result_t, int),
+                 shmcoll_team_t *team, const void *sendbuf, void *recvbuf, size_t count,
+                 const shmcoll_reduce_op_t *op, int root) {
+    if (!op->commutative || team->size < 2) return SHMCOLL_ERR_NOT_SUPPORTED;
+    const coll_blocks_t blocks = coll_blocks_equal(op, count, team->size);
+    return reduction(team, sendbuf ? sendbuf : recvbuf, recvbuf, op, &blocks,
+                     root == COLL_ALL ? COLL_RESULT_ALL : COLL_RESULT_ROOT, root);
+}
+
 shmcoll_status_t shmcoll_coll_reduce_ma_run(shmcoll_team_t *team, const void *sendbuf,
                                             void *recvbuf, size_t count,
                                             const shmcoll_reduce_op_t *op, int root) {
-    if (!op->commutative || team->size < 2) return SHMCOLL_ERR_NOT_SUPPORTED;
-    const coll_blocks_t blocks = coll_blocks_equal(op, count, team->size);
-    return shmcoll_coll_reduce_ma(team, sendbuf ? sendbuf : recvbuf, recvbuf, op, &blocks,
-                                  root == COLL_ALL ? COLL_RESULT_ALL : COLL_RESULT_ROOT, root);
+    return run_equal_blocks(shmcoll_coll_reduce_ma, team, sendbuf, recvbuf, count, op, root);
+}
+
+shmcoll_status_t shmcoll_coll_reduce_ma2_run(shmcoll_team_t *team, const void *sendbuf,
+                                             void *recvbuf, size_t count,
+                                             const shmcoll_reduce_op_t *op, int root) {
+    return run_equal_blocks(shmcoll_coll_reduce_ma2, team, sendbuf, recvbuf, count, op, root);
 }

@@ -102,19 +102,9 @@ shmcoll_status_t shmcoll_coll_reduce_ma2(shmcoll_team_t *team, const void *input
             step = shmcoll_channel_next_step(ch);
             size_t lo, len;
             position_slice(blocks, (pos + 1 + k) % n, m, slice, round, &lo, &len);
-            const char *mine = (const char *)input + lo * op->extent;
-            SHMCOLL_CHECK(k <= 1 ? shmcoll_channel_claim(ch, step)
-                                 : shmcoll_channel_claim_one(ch, step, downstream));
-            void *out = shmcoll_channel_buffer(ch, me, step);
-            if (k == 0) {
-                coll_copy(team, out, mine, shmcoll_reduce_op_span(op, len));
-            } else {
-                SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, upstream, step - 1));
-                coll_reduce(team, op, mine, shmcoll_channel_buffer(ch, upstream, step - 1), out,
-                            len);
-                shmcoll_channel_ack(ch, step - 1);
-            }
-            shmcoll_channel_post(ch, step);
+            SHMCOLL_CHECK(shmcoll_coll_ma_stage(team, op, k, step,
+                                                (const char *)input + lo * op->extent, len, NULL,
+                                                upstream, downstream));
         }
 
         /* Step 2: the m groups' partial results of this member's part, reduced. */
@@ -157,13 +147,4 @@ shmcoll_status_t shmcoll_coll_reduce_ma2(shmcoll_team_t *team, const void *input
         shmcoll_channel_ack(ch, step);
     }
     return SHMCOLL_OK;
-}
-
-shmcoll_status_t shmcoll_coll_reduce_ma2_run(shmcoll_team_t *team, const void *sendbuf,
-                                             void *recvbuf, size_t count,
-                                             const shmcoll_reduce_op_t *op, int root) {
-    if (!op->commutative || team->size < 2) return SHMCOLL_ERR_NOT_SUPPORTED;
-    const coll_blocks_t blocks = coll_blocks_equal(op, count, team->size);
-    return shmcoll_coll_reduce_ma2(team, sendbuf ? sendbuf : recvbuf, recvbuf, op, &blocks,
-                                   root == COLL_ALL ? COLL_RESULT_ALL : COLL_RESULT_ROOT, root);
 }
