@@ -23,8 +23,9 @@ static shmcoll_status_t allgather_rounds(shmcoll_team_t *team, const char *mine,
     const size_t rounds = coll_div_ceil(longest, piece);
     const size_t my_count = coll_bytes_count(blocks, me);
     /* YHCCL Algorithm 4: the own block, the whole receive buffer and the shared pieces. */
-    size_t working_set = my_count + coll_shared_bytes(team);
+    size_t working_set = my_count + coll_shared_bytes(team, longest);
     for (int r = 0; r < p; r++) working_set += coll_bytes_count(blocks, r);
+    coll_declare_working_set(team, working_set);
 
     char *own = recvbuf + coll_bytes_displ(blocks, me);
     for (size_t round = 0; round < rounds; round++) {
@@ -37,8 +38,8 @@ static shmcoll_status_t allgather_rounds(shmcoll_team_t *team, const char *mine,
             coll_copy(team, own + round * piece, mine + round * piece, n);
         }
         shmcoll_channel_post(ch, step);
-        SHMCOLL_CHECK(shmcoll_coll_collect_round(team, step, use_inline, 0, blocks, round, piece,
-                                                 recvbuf, working_set));
+        SHMCOLL_CHECK(
+            shmcoll_coll_collect_round(team, step, use_inline, 0, blocks, round, piece, recvbuf));
         shmcoll_channel_ack(ch, step);
     }
     return SHMCOLL_OK;

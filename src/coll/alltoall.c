@@ -19,8 +19,9 @@ static shmcoll_status_t alltoall_rounds(shmcoll_team_t *team, const char *sendbu
     const int me = ch->rank, p = ch->size;
     const size_t piece = coll_piece_per_member(ch->chunk, p);
     const size_t rounds = coll_div_ceil(longest, piece);
-    size_t working_set = coll_shared_bytes(team);
+    size_t working_set = coll_shared_bytes(team, longest * (size_t)(p - 1));
     for (int r = 0; r < p; r++) working_set += coll_bytes_count(out, r) + coll_bytes_count(in, r);
+    coll_declare_working_set(team, working_set);
 
     if (sendbuf != recvbuf)
         coll_copy(team, recvbuf + coll_bytes_displ(in, me), sendbuf + coll_bytes_displ(out, me),
@@ -37,7 +38,7 @@ static shmcoll_status_t alltoall_rounds(shmcoll_team_t *team, const char *sendbu
         }
         shmcoll_channel_post(ch, step);
         SHMCOLL_CHECK(shmcoll_coll_collect_round(team, step, 0, (size_t)me * piece, in, round,
-                                                 piece, recvbuf, working_set));
+                                                 piece, recvbuf));
         shmcoll_channel_ack(ch, step);
     }
     return SHMCOLL_OK;

@@ -12,7 +12,8 @@ shmcoll_status_t shmcoll_coll_bcast_pipeline(shmcoll_team_t *team, void *buffer,
     shmcoll_channel_t *ch = &team->channel;
     const int use_inline = bytes <= SHMCOLL_INLINE_BYTES;
     const size_t piece = use_inline ? SHMCOLL_INLINE_BYTES : ch->chunk;
-    const size_t working_set = 2 * bytes + coll_shared_bytes(team); /* YHCCL Algorithm 3 */
+    coll_declare_working_set(team,
+                             2 * bytes + coll_shared_bytes(team, bytes)); /* YHCCL Algorithm 3 */
     for (size_t offset = 0; offset < bytes; offset += piece) {
         const size_t n = bytes - offset < piece ? bytes - offset : piece;
         const uint64_t step = shmcoll_channel_next_step(ch);
@@ -23,7 +24,7 @@ shmcoll_status_t shmcoll_coll_bcast_pipeline(shmcoll_team_t *team, void *buffer,
             shmcoll_channel_post(ch, step);
         } else {
             SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, root, step));
-            coll_copy_out(team, buf + offset, slot, n, working_set);
+            coll_copy_out(team, buf + offset, slot, n);
         }
         shmcoll_channel_ack(ch, step);
     }

@@ -19,7 +19,15 @@ static inline shmcoll_status_t coll_begin(shmcoll_team_t *team, const char *op) 
     team->channel.waiter.op = op;
     team->channel.waiter.progress = team->progress;
     team->channel.waiter.progress_ctx = team->progress_ctx;
+    team->working_set = 0;
     return SHMCOLL_OK;
+}
+
+/* The algorithm's working set W for this call (YHCCL Algorithms 2-4: the send, receive and
+ * shared buffers it touches), which the copies below consult. Every member derives it from
+ * values all share, so all choose their copies alike. */
+static inline void coll_declare_working_set(shmcoll_team_t *team, size_t working_set) {
+    team->working_set = working_set;
 }
 
 /* A failure (not NOT_SUPPORTED) leaves the team in an unknown protocol state: make it sticky. */
@@ -32,29 +40,37 @@ static inline shmcoll_status_t coll_end(shmcoll_team_t *team, shmcoll_status_t s
     return status;
 }
 
+/* A temporal copy. When the declared working set exceeds what the core's own caches hold, one
+ * side of the copy at least comes from or goes to memory: the memory loop then keeps more
+ * misses in flight (kernels.h); otherwise the plain loop, faster for cached buffers. */
 static inline void coll_copy(shmcoll_team_t *team, void *dst, const void *src, size_t bytes) {
     if (!bytes || dst == src) return;
-    shmcoll_kernel_copy(dst, src, bytes);
-    team->dav += 2 * bytes;
-}
-
-/* A copy into a destination the caller will not read again soon (a receive buffer being filled
- * for the application): streaming stores when the algorithm's working set — send, receive and
- * shared buffers (YHCCL Algorithms 2-4) — exceeds the usable cache, so the copy neither evicts
- * the shared buffers still in use nor pays for reading lines it overwrites (YHCCL Algorithm 1). */
-static inline void coll_copy_out(shmcoll_team_t *team, void *dst, const void *src, size_t bytes,
-                                 size_t working_set) {
-    if (!bytes || dst == src) return;
-    if (shmcoll_kernel_nt_wanted(working_set, 0, team->usable_cache, team->bandwidth_bound))
-        shmcoll_kernel_copy_nt(dst, src, bytes);
+    if (team->working_set > team->memory_copy_min)
+        shmcoll_kernel_copy_memory(dst, src, bytes);
     else
         shmcoll_kernel_copy(dst, src, bytes);
     team->dav += 2 * bytes;
 }
 
-/* The shared buffers a pipelined algorithm keeps in flight: both parities of every member. */
-static inline size_t coll_shared_bytes(const shmcoll_team_t *team) {
-    return 2 * (size_t)team->size * team->channel.chunk;
+/* A copy into a destination the caller will not read again soon (a receive buffer being filled
+ * for the application): streaming stores when the declared working set exceeds the usable cache,
+ * so the copy neither evicts the shared buffers still in use nor pays for reading lines it
+ * overwrites (YHCCL Algorithm 1); else a temporal copy as above. */
+static inline void coll_copy_out(shmcoll_team_t *team, void *dst, const void *src, size_t bytes) {
+    if (!bytes || dst == src) return;
+    if (shmcoll_kernel_nt_wanted(team->working_set, 0, team->usable_cache, team->bandwidth_bound)) {
+        shmcoll_kernel_copy_nt(dst, src, bytes);
+        team->dav += 2 * bytes;
+    } else {
+        coll_copy(team, dst, src, bytes);
+    }
+}
+
+/* The shared buffers a pipelined algorithm keeps in flight while each member stages `staged`
+ * bytes through its slots: those bytes, at most both parities, on every member. */
+static inline size_t coll_shared_bytes(const shmcoll_team_t *team, size_t staged) {
+    const size_t both_parities = 2 * team->channel.chunk;
+    return (size_t)team->size * (staged < both_parities ? staged : both_parities);
 }
 
 /* out = a op b over n elements; out may alias a or b exactly. A user function only has the
@@ -146,8 +162,7 @@ static inline size_t coll_piece_per_member(size_t chunk, int p) {
  * `step`) to recvbuf at the block's displacement, starting with the right-hand neighbour. */
 shmcoll_status_t shmcoll_coll_collect_round(shmcoll_team_t *team, uint64_t step, int use_inline,
                                             size_t slot_offset, const coll_bytes_t *blocks,
-                                            size_t round, size_t piece, char *recvbuf,
-                                            size_t working_set);
+                                            size_t round, size_t piece, char *recvbuf);
 
 /* ---- Single-copy variants (coll/single_copy.c) ------------------------------------------ */
 

@@ -6,8 +6,7 @@
 
 shmcoll_status_t shmcoll_coll_collect_round(shmcoll_team_t *team, uint64_t step, int use_inline,
                                             size_t slot_offset, const coll_bytes_t *blocks,
-                                            size_t round, size_t piece, char *recvbuf,
-                                            size_t working_set) {
+                                            size_t round, size_t piece, char *recvbuf) {
     shmcoll_channel_t *ch = &team->channel;
     for (int i = 1; i < ch->size; i++) {
         const int q = (ch->rank + i) % ch->size;
@@ -15,8 +14,7 @@ shmcoll_status_t shmcoll_coll_collect_round(shmcoll_team_t *team, uint64_t step,
         if (!n) continue;
         SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, q, step));
         coll_copy_out(team, recvbuf + coll_bytes_displ(blocks, q) + round * piece,
-                      (const char *)coll_slot(ch, q, step, use_inline) + slot_offset, n,
-                      working_set);
+                      (const char *)coll_slot(ch, q, step, use_inline) + slot_offset, n);
     }
     return SHMCOLL_OK;
 }

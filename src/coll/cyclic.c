@@ -78,7 +78,7 @@ static void copy_window(const coll_radix_run_t *cy, char *dst, const char *src, 
         const size_t offset = w->lo[i] * cy->op->extent;
         const size_t bytes = shmcoll_reduce_op_span(cy->op, w->hi[i] - w->lo[i]);
         if (out)
-            coll_copy_out(cy->team, dst + offset, src + offset, bytes, cy->working_set);
+            coll_copy_out(cy->team, dst + offset, src + offset, bytes);
         else
             coll_copy(cy->team, dst + offset, src + offset, bytes);
     }

@@ -17,7 +17,7 @@ static shmcoll_status_t gather_rounds(shmcoll_team_t *team, const char *mine, si
     const int use_inline = longest <= SHMCOLL_INLINE_BYTES;
     const size_t piece = use_inline ? SHMCOLL_INLINE_BYTES : ch->chunk;
     const size_t rounds = coll_div_ceil(longest, piece);
-    const size_t working_set = longest * (size_t)(p + 1) + coll_shared_bytes(team);
+    coll_declare_working_set(team, longest * (size_t)(p + 1) + coll_shared_bytes(team, longest));
 
     if (me == root && mine) coll_copy(team, recvbuf + coll_bytes_displ(blocks, me), mine, my_count);
     for (size_t round = 0; round < rounds; round++) {
@@ -33,7 +33,7 @@ static shmcoll_status_t gather_rounds(shmcoll_team_t *team, const char *mine, si
         shmcoll_channel_post(ch, step);
         if (me == root)
             SHMCOLL_CHECK(shmcoll_coll_collect_round(team, step, use_inline, 0, blocks, round,
-                                                     piece, recvbuf, working_set));
+                                                     piece, recvbuf));
         shmcoll_channel_ack(ch, step);
     }
     return SHMCOLL_OK;

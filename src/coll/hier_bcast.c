@@ -55,7 +55,7 @@ typedef struct bcast_plan {
 /* One step of one member: handles chunk k - depth when there is one. */
 static shmcoll_status_t bcast_step(shmcoll_team_t *team, bcast_plan_t *plan, char *buf,
                                    size_t bytes, size_t piece, int use_inline, size_t k,
-                                   uint64_t step, size_t working_set) {
+                                   uint64_t step) {
     shmcoll_channel_t *ch = &team->channel;
     if (k < (size_t)plan->depth) return SHMCOLL_OK;
     const size_t offset = (k - (size_t)plan->depth) * piece;
@@ -74,7 +74,7 @@ static shmcoll_status_t bcast_step(shmcoll_team_t *team, bcast_plan_t *plan, cha
         coll_copy(team, mine, from, n);
         from = mine;
     }
-    coll_copy_out(team, buf + offset, from, n, working_set);
+    coll_copy_out(team, buf + offset, from, n);
     return SHMCOLL_OK;
 }
 
@@ -101,12 +101,13 @@ shmcoll_status_t shmcoll_coll_bcast_hier(shmcoll_team_t *team, void *buf, size_t
     const int use_inline = bytes <= SHMCOLL_INLINE_BYTES;
     const size_t piece = use_inline ? SHMCOLL_INLINE_BYTES : ch->chunk;
     const size_t steps = coll_div_ceil(bytes, piece) + (size_t)plan.height;
-    const size_t working_set = 2 * bytes + coll_shared_bytes(team); /* YHCCL Algorithm 3 */
+    coll_declare_working_set(team,
+                             2 * bytes + coll_shared_bytes(team, bytes)); /* YHCCL Algorithm 3 */
 
     uint64_t step = ch->step;
     for (size_t k = 0; k < steps; k++) {
         step = shmcoll_channel_next_step(ch);
-        status = bcast_step(team, &plan, buf, bytes, piece, use_inline, k, step, working_set);
+        status = bcast_step(team, &plan, buf, bytes, piece, use_inline, k, step);
         if (status != SHMCOLL_OK) break;
         shmcoll_channel_post(ch, step);
         if (k) shmcoll_channel_ack(ch, step - 1); /* read in this step: the parent's step-1 */

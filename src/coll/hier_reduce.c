@@ -61,7 +61,6 @@ typedef struct hreduce {
     shmcoll_coll_hier_claim_t claim;
     int *feeders;        /* scratch, [size] */
     const char **inputs; /* scratch, [size] */
-    size_t working_set;
 } hreduce_t;
 
 static size_t round_line(size_t bytes) {
@@ -172,7 +171,7 @@ static shmcoll_status_t receive_result(hreduce_t *h, size_t c, uint64_t step) {
             const char *part = slot(h, holder, step - 1, h->off_part[h->levels - 1]);
             const size_t part_span = shmcoll_reduce_op_span(h->op, len);
             if (target == dst)
-                coll_copy_out(h->team, dst + lo * extent, part, part_span, h->working_set);
+                coll_copy_out(h->team, dst + lo * extent, part, part_span);
             else
                 coll_copy(h->team, target + lo * extent, part, part_span);
         }
@@ -180,11 +179,11 @@ static shmcoll_status_t receive_result(hreduce_t *h, size_t c, uint64_t step) {
         SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, h->down_parent, step - 1));
         const char *from = slot(h, h->down_parent, step - 1, h->off_down);
         if (target == dst)
-            coll_copy_out(h->team, dst, from, span, h->working_set);
+            coll_copy_out(h->team, dst, from, span);
         else
             coll_copy(h->team, target, from, span);
     }
-    if (target != dst) coll_copy_out(h->team, dst, mine, span, h->working_set);
+    if (target != dst) coll_copy_out(h->team, dst, mine, span);
     return SHMCOLL_OK;
 }
 
@@ -247,8 +246,9 @@ static shmcoll_status_t reduce_hier(shmcoll_team_t *team, const void *sendbuf, v
         .align = op->extent <= 64 && 64 % op->extent == 0 ? 64 / op->extent : 1,
         .levels = hier->nlevels,
         .my_levels = shmcoll_topo_hier_depth_of(hier, me),
-        .working_set = 2 * shmcoll_reduce_op_span(op, count) + coll_shared_bytes(team),
     };
+    coll_declare_working_set(team, 2 * shmcoll_reduce_op_span(op, count) +
+                                       coll_shared_bytes(team, shmcoll_reduce_op_span(op, count)));
     h.n = chunk_elements(&h, root == COLL_ALL);
     if (h.n == 0) return SHMCOLL_ERR_NOT_SUPPORTED; /* an element larger than the regions */
     h.chunks = coll_div_ceil(count, h.n);

@@ -124,7 +124,8 @@ static shmcoll_status_t bcast_steps(shmcoll_team_t *team, char *buf, size_t byte
     const int use_inline = bytes <= SHMCOLL_INLINE_BYTES;
     const size_t piece = use_inline ? SHMCOLL_INLINE_BYTES : ch->chunk;
     const size_t chunks = coll_div_ceil(bytes, piece), depth = (size_t)t->depth;
-    const size_t working_set = 2 * bytes + coll_shared_bytes(team); /* YHCCL Algorithm 3 */
+    coll_declare_working_set(team,
+                             2 * bytes + coll_shared_bytes(team, bytes)); /* YHCCL Algorithm 3 */
     uint64_t step = ch->step;
     for (size_t i = 0; i < chunks + height; i++) {
         step = shmcoll_channel_next_step(ch);
@@ -147,7 +148,7 @@ static shmcoll_status_t bcast_steps(shmcoll_team_t *team, char *buf, size_t byte
                     shmcoll_channel_ack(ch, step - 1);
                     from = mine;
                 }
-                coll_copy_out(team, buf + offset, from, n, working_set);
+                coll_copy_out(team, buf + offset, from, n);
             }
         }
         shmcoll_channel_ack(ch, step - 1);
@@ -203,7 +204,6 @@ typedef struct reduce_plan {
     int root, tree_root;
     int in_slot; /* the tree root folds into its slot (detour, or in place with a user function
                     that cannot write over its left operand) */
-    size_t working_set;
 } reduce_plan_t;
 
 /* This member's share of chunk c in the step `step`: fold its input with its children's
@@ -231,8 +231,7 @@ static shmcoll_status_t reduce_chunk(shmcoll_team_t *team, const reduce_plan_t *
     if (to_slot) shmcoll_channel_post(ch, step);
     shmcoll_channel_ack(ch, step - 1);
     if (is_root && to_slot && r->root == ch->rank)
-        coll_copy_out(team, r->recvbuf + lo * op->extent, result, shmcoll_reduce_op_span(op, n),
-                      r->working_set);
+        coll_copy_out(team, r->recvbuf + lo * op->extent, result, shmcoll_reduce_op_span(op, n));
     return SHMCOLL_OK;
 }
 
@@ -252,7 +251,7 @@ static shmcoll_status_t reduce_steps(shmcoll_team_t *team, const reduce_plan_t *
             SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, r->tree_root, step - 1));
             coll_copy_out(team, r->recvbuf + lo * r->op->extent,
                           coll_slot(ch, r->tree_root, step - 1, r->use_inline),
-                          shmcoll_reduce_op_span(r->op, n), r->working_set);
+                          shmcoll_reduce_op_span(r->op, n));
         }
         if (i >= first && i - first < r->chunks)
             SHMCOLL_CHECK(reduce_chunk(team, r, t, i - first, step));
@@ -294,8 +293,8 @@ shmcoll_status_t shmcoll_coll_reduce_knomial(shmcoll_team_t *team, const void *s
         .root = root,
         .tree_root = tree_root,
         .in_slot = tree_root != root || (!sendbuf && !op->kernel && !op->commutative),
-        .working_set = 2 * span + coll_shared_bytes(team),
     };
+    coll_declare_working_set(team, 2 * span + coll_shared_bytes(team, span));
     tree_view_t t;
     SHMCOLL_CHECK(tree_view_init(&t, p, k, tree_root, me));
     shmcoll_status_t status = reduce_steps(team, &r, &t);

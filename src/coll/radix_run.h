@@ -12,7 +12,6 @@ typedef struct coll_radix_run {
     const shmcoll_reduce_op_t *op;
     const shmcoll_pattern_radix_t *f;
     int use_inline;
-    size_t working_set;
     int *members;         /* [largest radix] scratch: a step's group */
     const void **bases;   /* [largest radix] scratch: operand buffers, laid out as the round */
     const void **x;       /* [largest radix] scratch: fold operands */

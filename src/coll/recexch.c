@@ -106,7 +106,7 @@ static void copy_range(const coll_radix_run_t *rx, char *dst, const char *src, s
     if (hi <= lo) return;
     const size_t at = lo * rx->op->extent, bytes = shmcoll_reduce_op_span(rx->op, hi - lo);
     if (out)
-        coll_copy_out(rx->team, dst + at, src + at, bytes, rx->working_set);
+        coll_copy_out(rx->team, dst + at, src + at, bytes);
     else
         coll_copy(rx->team, dst + at, src + at, bytes);
 }

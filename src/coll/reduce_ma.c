@@ -28,7 +28,7 @@ static const char *input_slice(const char *input, const shmcoll_reduce_op_t *op,
 /* Copy the p reduced slices of a round (posted at final_step) into recvbuf. */
 static shmcoll_status_t copy_out_round(shmcoll_team_t *team, uint64_t final_step, char *recvbuf,
                                        const shmcoll_reduce_op_t *op, const coll_blocks_t *blocks,
-                                       size_t slice, size_t round, size_t working_set) {
+                                       size_t slice, size_t round) {
     shmcoll_channel_t *ch = &team->channel;
     for (int j = 0; j < ch->size; j++) {
         size_t first, len;
@@ -38,8 +38,7 @@ static shmcoll_status_t copy_out_round(shmcoll_team_t *team, uint64_t final_step
         const size_t n = len - lo < slice ? len - lo : slice;
         SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, j, final_step));
         coll_copy_out(team, recvbuf + (first + lo) * op->extent,
-                      shmcoll_channel_buffer(ch, j, final_step), shmcoll_reduce_op_span(op, n),
-                      working_set);
+                      shmcoll_channel_buffer(ch, j, final_step), shmcoll_reduce_op_span(op, n));
     }
     return SHMCOLL_OK;
 }
@@ -80,7 +79,9 @@ shmcoll_status_t shmcoll_coll_reduce_ma(shmcoll_team_t *team, const void *input,
     const size_t rounds = (longest + slice - 1) / slice;
     const int wants_all = result == COLL_RESULT_ALL || (result == COLL_RESULT_ROOT && me == root);
     /* YHCCL Algorithm 2: send and receive buffers plus the shared slices in flight. */
-    const size_t working_set = 2 * shmcoll_reduce_op_span(op, blocks->n) + coll_shared_bytes(team);
+    coll_declare_working_set(team,
+                             2 * shmcoll_reduce_op_span(op, blocks->n) +
+                                 coll_shared_bytes(team, shmcoll_reduce_op_span(op, blocks->n)));
 
     for (size_t round = 0; round < rounds; round++) {
         uint64_t step = 0;
@@ -100,8 +101,7 @@ shmcoll_status_t shmcoll_coll_reduce_ma(shmcoll_team_t *team, const void *input,
                 shmcoll_coll_ma_stage(team, op, k, step, mine, n, out, upstream, downstream));
         }
         if (wants_all && result != COLL_RESULT_SCATTERED)
-            SHMCOLL_CHECK(
-                copy_out_round(team, step, recvbuf, op, blocks, slice, round, working_set));
+            SHMCOLL_CHECK(copy_out_round(team, step, recvbuf, op, blocks, slice, round));
         shmcoll_channel_ack(ch, step);
     }
     return SHMCOLL_OK;

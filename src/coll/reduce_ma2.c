@@ -94,7 +94,9 @@ shmcoll_status_t shmcoll_coll_reduce_ma2(shmcoll_team_t *team, const void *input
     const size_t rounds = coll_div_ceil(longest, slice);
     const int wants_all = result == COLL_RESULT_ALL || (result == COLL_RESULT_ROOT && me == root);
     /* YHCCL Algorithm 2: send and receive buffers plus the shared slices in flight. */
-    const size_t working_set = 2 * shmcoll_reduce_op_span(op, blocks->n) + coll_shared_bytes(team);
+    coll_declare_working_set(team,
+                             2 * shmcoll_reduce_op_span(op, blocks->n) +
+                                 coll_shared_bytes(team, shmcoll_reduce_op_span(op, blocks->n)));
 
     for (size_t round = 0; round < rounds; round++) {
         uint64_t step = 0;
@@ -140,8 +142,7 @@ shmcoll_status_t shmcoll_coll_reduce_ma2(shmcoll_team_t *team, const void *input
                 if (!len) continue;
                 SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, r, step));
                 coll_copy_out(team, (char *)recvbuf + lo * op->extent,
-                              shmcoll_channel_buffer(ch, r, step), shmcoll_reduce_op_span(op, len),
-                              working_set);
+                              shmcoll_channel_buffer(ch, r, step), shmcoll_reduce_op_span(op, len));
             }
         }
         shmcoll_channel_ack(ch, step);

@@ -19,7 +19,8 @@ shmcoll_status_t shmcoll_coll_reduce_split(shmcoll_team_t *team, const void *sen
     if (per_chunk == 0) return SHMCOLL_ERR_NOT_SUPPORTED; /* an element larger than a buffer */
     const char *input = sendbuf ? sendbuf : recvbuf;
     const int wants_result = root == COLL_ALL || root == me;
-    const size_t working_set = 2 * shmcoll_reduce_op_span(op, count) + coll_shared_bytes(team);
+    coll_declare_working_set(team, 2 * shmcoll_reduce_op_span(op, count) +
+                                       coll_shared_bytes(team, shmcoll_reduce_op_span(op, count)));
 
     for (size_t first = 0; first < count; first += per_chunk) {
         const size_t n = count - first < per_chunk ? count - first : per_chunk;
@@ -51,7 +52,7 @@ shmcoll_status_t shmcoll_coll_reduce_split(shmcoll_team_t *team, const void *sen
                 if (!rlen) continue;
                 SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, r, out_step));
                 coll_copy_out(team, out + rlo * op->extent, shmcoll_channel_buffer(ch, r, out_step),
-                              shmcoll_reduce_op_span(op, rlen), working_set);
+                              shmcoll_reduce_op_span(op, rlen));
             }
         }
         shmcoll_channel_ack(ch, out_step);

@@ -16,7 +16,7 @@ static shmcoll_status_t scatter_rounds(shmcoll_team_t *team, const char *sendbuf
     const int me = ch->rank, p = ch->size;
     const size_t piece = coll_piece_per_member(ch->chunk, p);
     const size_t rounds = coll_div_ceil(longest, piece);
-    const size_t working_set = longest * (size_t)(p + 1) + coll_shared_bytes(team);
+    coll_declare_working_set(team, longest * (size_t)(p + 1) + coll_shared_bytes(team, longest));
 
     if (me == root && recvbuf)
         coll_copy(team, recvbuf, sendbuf + coll_bytes_displ(blocks, me), my_count);
@@ -36,8 +36,7 @@ static shmcoll_status_t scatter_rounds(shmcoll_team_t *team, const char *sendbuf
             const size_t n = coll_round_bytes(my_count, round, piece);
             if (n) {
                 SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, root, step));
-                coll_copy_out(team, recvbuf + round * piece, slots + (size_t)me * piece, n,
-                              working_set);
+                coll_copy_out(team, recvbuf + round * piece, slots + (size_t)me * piece, n);
             }
         }
         shmcoll_channel_ack(ch, step);

@@ -65,6 +65,12 @@ typedef struct shmcoll_team {
 
     size_t usable_cache; /* for non-temporal decisions (core/team_topo.h) */
     int bandwidth_bound; /* enough members per memory domain to be limited by its bandwidth */
+    /* Working sets above this many bytes live in memory, not in the core's own caches: their
+     * copies take the memory loop (coll/coll_internal.h). SIZE_MAX when the caches are unknown. */
+    size_t memory_copy_min;
+    /* The running collective's working set, declared by its algorithm (YHCCL's W: the send,
+     * receive and shared buffers it touches); 0 until declared, which keeps copies cache-bound. */
+    size_t working_set;
 
     /* Single-copy transfers (shm/cma.h), where every member may read and write every other
      * member's memory and SHMCOLL_CMA asks for them; blocks of at least cma_min bytes then move

@@ -57,16 +57,26 @@ void shmcoll_team_topo_place_self(int rank, int size, const cpu_set_t *affinity,
     pthread_mutex_unlock(&topo_lock);
 }
 
-size_t shmcoll_team_topo_usable_cache(const shmcoll_topo_place_t *place) {
+static shmcoll_topo_caches_t caches_at(const shmcoll_topo_place_t *place) {
     shmcoll_topo_caches_t caches = {0};
     pthread_mutex_lock(&topo_lock);
     shmcoll_topo_t *topo = configured_topo();
-    int known = topo && shmcoll_topo_caches(topo, place->pu, &caches) == SHMCOLL_OK;
+    if (!topo || shmcoll_topo_caches(topo, place->pu, &caches) != SHMCOLL_OK)
+        caches = (shmcoll_topo_caches_t){0};
     pthread_mutex_unlock(&topo_lock);
-    if (!known) return 0;
+    return caches;
+}
+
+size_t shmcoll_team_topo_usable_cache(const shmcoll_topo_place_t *place) {
+    const shmcoll_topo_caches_t caches = caches_at(place);
     /* When the LLC is the L2 itself, it must not be counted twice. */
     size_t l2 = caches.llc_level > 2 ? caches.l2_size : 0;
     return shmcoll_kernel_usable_cache(caches.llc_size, l2, caches.llc_cores, caches.llc_inclusive);
+}
+
+size_t shmcoll_team_topo_private_cache(const shmcoll_topo_place_t *place) {
+    const shmcoll_topo_caches_t caches = caches_at(place);
+    return caches.llc_level > 2 ? caches.l2_size : 0;
 }
 
 int shmcoll_team_topo_streaming_cores(const shmcoll_topo_place_t *places, int size, int ncpus) {

@@ -25,6 +25,10 @@ void shmcoll_team_topo_place_self(int rank, int size, const cpu_set_t *affinity,
  * L2 when the LLC is not inclusive; 0 when the topology does not say (copies stay temporal). */
 size_t shmcoll_team_topo_usable_cache(const shmcoll_topo_place_t *place);
 
+/* The cache this member's core has to itself below the shared LLC (its L2), for choosing the
+ * copy loop of buffers in memory; 0 when the topology does not say or the L2 is the LLC. */
+size_t shmcoll_team_topo_private_cache(const shmcoll_topo_place_t *place);
+
 /* The cores the team copies with at once per memory domain, for the same decisions: as many
  * members as run at once (size, at most ncpus, the CPUs their bindings allow), spread over the
  * NUMA domains their places name, or over all of the topology's when no place is known

@@ -23,20 +23,57 @@
 
 enum { VEC = 32, LINE = 64, PREFETCH_AHEAD = 512 };
 
+/* 128 bytes: four unaligned loads, then four stores. */
+static inline void copy_128(unsigned char *d, const unsigned char *s) {
+    __m256i v0 = _mm256_loadu_si256((const __m256i *)s);
+    __m256i v1 = _mm256_loadu_si256((const __m256i *)(s + VEC));
+    __m256i v2 = _mm256_loadu_si256((const __m256i *)(s + 2 * VEC));
+    __m256i v3 = _mm256_loadu_si256((const __m256i *)(s + 3 * VEC));
+    _mm256_storeu_si256((__m256i *)d, v0);
+    _mm256_storeu_si256((__m256i *)(d + VEC), v1);
+    _mm256_storeu_si256((__m256i *)(d + 2 * VEC), v2);
+    _mm256_storeu_si256((__m256i *)(d + 3 * VEC), v3);
+}
+
 void shmcoll_kernel_copy_temporal_avx2(void *dst, const void *src, size_t bytes) {
     unsigned char *d = dst;
     const unsigned char *s = src;
-    for (; bytes >= 4 * VEC; d += 4 * VEC, s += 4 * VEC, bytes -= 4 * VEC) {
-        __m256i v0 = _mm256_loadu_si256((const __m256i *)s);
-        __m256i v1 = _mm256_loadu_si256((const __m256i *)(s + VEC));
-        __m256i v2 = _mm256_loadu_si256((const __m256i *)(s + 2 * VEC));
-        __m256i v3 = _mm256_loadu_si256((const __m256i *)(s + 3 * VEC));
-        _mm256_storeu_si256((__m256i *)d, v0);
-        _mm256_storeu_si256((__m256i *)(d + VEC), v1);
-        _mm256_storeu_si256((__m256i *)(d + 2 * VEC), v2);
-        _mm256_storeu_si256((__m256i *)(d + 3 * VEC), v3);
-    }
+    for (; bytes >= 4 * VEC; d += 4 * VEC, s += 4 * VEC, bytes -= 4 * VEC) copy_128(d, s);
     if (bytes) memcpy(d, s, bytes); /* d and s may be NULL for an empty copy */
+}
+
+/* Temporal copy of buffers that live in memory.
+ *
+ * One core copying one stream waits on memory one miss at a time more often than it needs to:
+ * the hardware prefetcher follows a single stream only so far ahead, and each store to a line
+ * not yet owned stalls until its read-for-ownership returns. Here the copy is cut into STREAMS
+ * equal parts walked side by side, GROUP bytes of each in turn, so the prefetcher runs STREAMS
+ * streams at once, and every destination line is prefetched for writing (prefetchw) OWN_AHEAD
+ * bytes before its store, so its ownership is on the way early. Never past the end of a part:
+ * a prefetch for writing of a line outside the destination would take it from the core that
+ * owns it. Measured on a Cascade Lake core copying 16 MiB while another core did the same:
+ * 2.6 ms against 3.1 ms for the plain loop (memory to memory), 1.5 against 2.0 ms (cache to
+ * memory), 1.5-1.7 against 1.8 ms (memory to cache) — and 17% slower than the plain loop when
+ * both buffers are in L1/L2, which is why it is a separate entry. */
+enum { STREAMS = 4, GROUP = 512, OWN_AHEAD = 1024 };
+
+void shmcoll_kernel_copy_memory_avx2(void *dst, const void *src, size_t bytes) {
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    const size_t part = bytes / (STREAMS * GROUP) * GROUP;
+    for (size_t at = 0; at < part; at += GROUP) {
+        const int ahead = at + OWN_AHEAD + GROUP <= part;
+        for (int j = 0; j < STREAMS; j++) {
+            unsigned char *dj = d + (size_t)j * part + at;
+            const unsigned char *sj = s + (size_t)j * part + at;
+            if (ahead)
+                for (size_t line = 0; line < GROUP; line += LINE)
+                    __builtin_prefetch(dj + OWN_AHEAD + line, 1, 3);
+            for (size_t i = 0; i < GROUP; i += 4 * VEC) copy_128(dj + i, sj + i);
+        }
+    }
+    shmcoll_kernel_copy_temporal_avx2(d + STREAMS * part, s + STREAMS * part,
+                                      bytes - STREAMS * part);
 }
 
 void shmcoll_kernel_copy_stream_avx2(void *dst, const void *src, size_t bytes) {

@@ -15,6 +15,10 @@
 /* A temporal copy loop: ordinary stores, any alignment, any size. */
 void shmcoll_kernel_copy_temporal_avx2(void *dst, const void *src, size_t bytes);
 
+/* A temporal copy loop for buffers in memory (several streams, destination prefetched for
+ * writing); slower than the plain loop when both buffers are in cache. */
+void shmcoll_kernel_copy_memory_avx2(void *dst, const void *src, size_t bytes);
+
 void shmcoll_kernel_copy_stream_avx2(void *dst, const void *src, size_t bytes);
 void shmcoll_kernel_copy_stream_avx512(void *dst, const void *src, size_t bytes);
 

@@ -171,13 +171,12 @@ int team_cases_send_check(const unsigned char *buf, const unsigned char *copy, s
     return 1;
 }
 
-/* out = the NULL-terminated `base` (at most 12 entries) plus up to two `extra` settings. */
-static void with_settings(const char **out, const char *const *base, const char *extra1,
-                          const char *extra2) {
+/* out = the NULL-terminated `base` (at most 12 entries) plus the NULL-terminated `extra` (at most
+ * three). */
+static void with_settings(const char **out, const char *const *base, const char *const *extra) {
     int n = 0;
     while (base && base[n] && n < 12) out[n] = base[n], n++;
-    if (extra1) out[n++] = extra1;
-    if (extra2) out[n++] = extra2;
+    for (int e = 0; extra[e] && e < 3; e++) out[n++] = extra[e];
     out[n] = NULL;
 }
 
@@ -188,13 +187,19 @@ int team_cases_run_sizes(int argc, char **argv, team_harness_body_fn body,
     static const char *const run_names[] = {"chunk=default", "chunk=4k", "single-copy"};
     const int n = argc > 1 ? argc - 1 : (int)(sizeof sizes / sizeof *sizes);
     const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-    /* The many-round runs pin the copy-in/copy-out pipeline (single-copy off) and stream every
-     * copy-out (the policy would only at sizes beyond the cache); the single-copy runs move every
-     * non-empty block single-copy. */
+    /* The many-round runs pin the copy-in/copy-out pipeline (single-copy off), stream every
+     * copy-out (the policy would only at sizes beyond the cache) and, on a machine whose cores
+     * have 4 KiB of their own cache, take the memory loop for every other copy of a call whose
+     * working set exceeds that; the single-copy runs move every non-empty block single-copy. */
+    static const char *const rounds_extra[] = {
+        "SHMCOLL_CMA=off", "SHMCOLL_NT=always",
+        "SHMCOLL_TOPO=pack:1 l3:1(size=64KiB) l2:2(size=4KiB) core:1 pu:1", NULL};
+    static const char *const single_copy_extra[] = {"SHMCOLL_CMA=all", "SHMCOLL_CMA_MIN=1", NULL};
+    static const char *const no_extra[] = {NULL};
     const char *env[3][16];
-    with_settings(env[0], env_default, NULL, NULL);
-    with_settings(env[1], env_rounds, "SHMCOLL_CMA=off", "SHMCOLL_NT=always");
-    with_settings(env[2], env_default, "SHMCOLL_CMA=all", "SHMCOLL_CMA_MIN=1");
+    with_settings(env[0], env_default, no_extra);
+    with_settings(env[1], env_rounds, rounds_extra);
+    with_settings(env[2], env_default, single_copy_extra);
     int failed = 0;
     for (int i = 0; i < n; i++) {
         const int p = argc > 1 ? atoi(argv[i + 1]) : sizes[i];

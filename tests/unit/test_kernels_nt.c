@@ -137,6 +137,17 @@ static void test_copy(void) {
     test_copy_isa(shmcoll_kernel_copy_nt, "dispatched", 7);
     test_copy_isa(shmcoll_kernel_copy, "temporal", 1);
     test_copy_isa(shmcoll_kernel_copy_loop(), "temporal loop", 1);
+    test_copy_isa(shmcoll_kernel_copy_memory, "memory", 1);
+    /* The memory loop walks four parts of whole 512-byte groups side by side and prefetches
+     * only inside each part: lengths around multiples of 4 x 512, at every relative offset. */
+    arena_t d = {0}, s = {0};
+    unsigned char *src_base = arena_get(&s, 1u << 20);
+    test_data_random_bytes(&rng_state, src_base, 2 * GUARD + ALIGN + (1u << 20));
+    for (size_t len = 4096; len <= (96u << 10); len += 2048 * (len / 8192 + 1) - 1)
+        for (size_t off = 0; off < ALIGN; off += 29)
+            copy_case(shmcoll_kernel_copy_memory, "memory", &d,
+                      src_base + GUARD + (len + off) % ALIGN, len, off);
+    free(d.base), free(s.base);
 }
 
 /* ---- 2. non-temporal reductions ------------------------------------------------------------ */
