@@ -228,19 +228,20 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     waiter->error = team->error;
     waiter->error_len = sizeof team->error;
     team->last_algo = "none";
-    shmcoll_log_verbose("team of %d ranks on %d cpus%s: segment %zu bytes, chunk %zu, usable "
-                        "cache %zu bytes%s, single-copy %s from %zu bytes%s",
-                        size, team->ncpus,
-                        team->oversubscribed ? " (oversubscribed: yielding)" : "", offers[0].bytes,
-                        offers[0].chunk, team->usable_cache,
-                        team->bandwidth_bound ? "" : " (too few cores to stream)",
-                        team->cma == SHMCOLL_CMA_ALL    ? "for all movement"
-                        : team->cma == SHMCOLL_CMA_AUTO ? "for gather and scatter"
-                                                        : "off",
-                        team->cma_min,
-                        team->cma == SHMCOLL_CMA_OFF && asked != SHMCOLL_CMA_OFF
-                            ? " (cross-memory attach refused by the kernel)"
-                            : "");
+    shmcoll_log_verbose(
+        "team of %d ranks on %d cpus%s: segment %zu bytes, chunk %zu, usable "
+        "cache %zu bytes%s, memory copy loop above %zu bytes, single-copy %s "
+        "from %zu bytes%s",
+        size, team->ncpus, team->oversubscribed ? " (oversubscribed: yielding)" : "",
+        offers[0].bytes, offers[0].chunk, team->usable_cache,
+        team->bandwidth_bound ? "" : " (too few cores to stream)", team->memory_copy_min,
+        team->cma == SHMCOLL_CMA_ALL    ? "for all movement"
+        : team->cma == SHMCOLL_CMA_AUTO ? "for gather and scatter"
+                                        : "off",
+        team->cma_min,
+        team->cma == SHMCOLL_CMA_OFF && asked != SHMCOLL_CMA_OFF
+            ? " (cross-memory attach refused by the kernel)"
+            : "");
     free(members), free(offers), free(results);
     *out = team;
     return SHMCOLL_OK;

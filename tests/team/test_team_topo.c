@@ -2,8 +2,9 @@
  * SHMCOLL_MAP to a mapping, every member's place is allgathered at team creation and every member
  * builds the same hierarchy from it. Checked for a 2-socket, 4-NUMA, 8-L3 machine with linear and
  * NUMA round-robin mappings: the places match the mapping, the hierarchy has the expected levels
- * and groups and is identical on all members, a bad sensitivity list is refused, and the cores
- * streaming per memory domain follow the places. */
+ * and groups and is identical on all members, a bad sensitivity list is refused, the cores
+ * streaming per memory domain follow the places, and the cache sizes the copy decisions compare
+ * with are the machine's. */
 #include "core/team.h"
 #include "core/team_topo.h"
 #include "team_harness.h"
@@ -11,7 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MACHINE "pack:2 numa:2 l3:2 core:4 pu:1" /* 32 PUs, 4 per L3, 8 per NUMA node */
+/* 32 PUs, 4 per L3, 8 per NUMA node; each core with its own 1 MiB L2 */
+#define MACHINE "pack:2 numa:2 l3:2(size=16MiB) l2:4(size=1MiB) core:1 pu:1"
 
 typedef struct expect {
     const char *map;
@@ -77,6 +79,14 @@ static int body(shmcoll_team_t *team, void *arg) {
                              streams[i].places == unknown ? "unknown" : "known", streams[i].want);
             failed = 1;
         }
+    }
+    /* The copy loop for buffers in memory takes over past the core's own cache, its L2; the
+     * streaming decisions compare with the (inclusive) L3. */
+    if (team->memory_copy_min != (1u << 20) || team->usable_cache != (16u << 20)) {
+        team_harness_log("%s: memory copy loop above %zu bytes, usable cache %zu bytes; want "
+                         "1 MiB and 16 MiB",
+                         want->map, team->memory_copy_min, team->usable_cache);
+        failed = 1;
     }
     return failed;
 }
