@@ -40,9 +40,10 @@ static inline shmcoll_status_t coll_end(shmcoll_team_t *team, shmcoll_status_t s
     return status;
 }
 
-/* A temporal copy. When the declared working set exceeds what the core's own caches hold, one
- * side of the copy at least comes from or goes to memory: the memory loop then keeps more
- * misses in flight (kernels.h); otherwise the plain loop, faster for cached buffers. */
+/* A temporal copy. When the declared working set is well beyond what the core's own caches
+ * hold (team->memory_copy_min), one side of the copy at least comes from or goes to memory: the
+ * memory loop then keeps more misses in flight (kernels.h); otherwise the plain loop, faster
+ * for cached buffers. */
 static inline void coll_copy(shmcoll_team_t *team, void *dst, const void *src, size_t bytes) {
     if (!bytes || dst == src) return;
     if (team->working_set > team->memory_copy_min)

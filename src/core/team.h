@@ -65,7 +65,7 @@ typedef struct shmcoll_team {
 
     size_t usable_cache; /* for non-temporal decisions (core/team_topo.h) */
     int bandwidth_bound; /* enough members per memory domain to be limited by its bandwidth */
-    /* Working sets above this many bytes live in memory, not in the core's own caches: their
+    /* Working sets above this many bytes (four times the core's own cache) live in memory: their
      * copies take the memory loop (coll/coll_internal.h). SIZE_MAX when the caches are unknown. */
     size_t memory_copy_min;
     /* The running collective's working set, declared by its algorithm (YHCCL's W: the send,

@@ -189,11 +189,11 @@ int team_cases_run_sizes(int argc, char **argv, team_harness_body_fn body,
     const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
     /* The many-round runs pin the copy-in/copy-out pipeline (single-copy off), stream every
      * copy-out (the policy would only at sizes beyond the cache) and, on a machine whose cores
-     * have 4 KiB of their own cache, take the memory loop for every other copy of a call whose
-     * working set exceeds that; the single-copy runs move every non-empty block single-copy. */
+     * have 1 KiB of their own cache, take the memory loop for every other copy of a call whose
+     * working set exceeds 4 KiB; the single-copy runs move every non-empty block single-copy. */
     static const char *const rounds_extra[] = {
         "SHMCOLL_CMA=off", "SHMCOLL_NT=always",
-        "SHMCOLL_TOPO=pack:1 l3:1(size=64KiB) l2:2(size=4KiB) core:1 pu:1", NULL};
+        "SHMCOLL_TOPO=pack:1 l3:1(size=64KiB) l2:2(size=1KiB) core:1 pu:1", NULL};
     static const char *const single_copy_extra[] = {"SHMCOLL_CMA=all", "SHMCOLL_CMA_MIN=1", NULL};
     static const char *const no_extra[] = {NULL};
     const char *env[3][16];

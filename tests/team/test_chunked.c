@@ -3,7 +3,7 @@
  * (chunk not a multiple of the element extent, parts smaller than a cache line, the last partial
  * chunk) is exercised cheaply. SHMCOLL_NT=always makes every copy-out stream, as the policy would
  * only beyond the cache, so the streaming kernels meet the same boundaries; an injected machine
- * whose cores have 4 KiB of their own cache sends every other copy of a working set above that
+ * whose cores have 1 KiB of their own cache sends every other copy of a working set above 4 KiB
  * through the memory loop. p in {1,2,3,4,7,16}.
  *
  * Allreduce and reduce (rotating roots) of several (type, op) pairs at counts of 1 to ~13 chunks,
@@ -128,7 +128,7 @@ int main(int argc, char **argv) {
     static const int sizes[] = {1, 2, 3, 4, 7, 16};
     static const char *const env[] = {
         "SHMCOLL_CHUNK=4k", "SHMCOLL_NT=always",
-        "SHMCOLL_TOPO=pack:1 l3:1(size=64KiB) l2:2(size=4KiB) core:1 pu:1", NULL};
+        "SHMCOLL_TOPO=pack:1 l3:1(size=64KiB) l2:2(size=1KiB) core:1 pu:1", NULL};
     const team_harness_spec_t spec = {.body = body, .timeout_s = 120.0, .env = env};
     return team_harness_for_sizes_spec(argc, argv, sizes, (int)NELEMS(sizes), &spec) != 0;
 }
