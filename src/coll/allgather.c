@@ -23,9 +23,9 @@ static shmcoll_status_t allgather_rounds(shmcoll_team_t *team, const char *mine,
     const size_t rounds = coll_div_ceil(longest, piece);
     const size_t my_count = coll_bytes_count(blocks, me);
     /* YHCCL Algorithm 4: the own block, the whole receive buffer and the shared pieces. */
-    size_t working_set = my_count + coll_shared_bytes(team, longest);
-    for (int r = 0; r < p; r++) working_set += coll_bytes_count(blocks, r);
-    coll_declare_working_set(team, working_set);
+    size_t own_bytes = my_count;
+    for (int r = 0; r < p; r++) own_bytes += coll_bytes_count(blocks, r);
+    coll_declare_working_set(team, own_bytes, longest);
 
     char *own = recvbuf + coll_bytes_displ(blocks, me);
     for (size_t round = 0; round < rounds; round++) {

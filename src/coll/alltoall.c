@@ -19,9 +19,9 @@ static shmcoll_status_t alltoall_rounds(shmcoll_team_t *team, const char *sendbu
     const int me = ch->rank, p = ch->size;
     const size_t piece = coll_piece_per_member(ch->chunk, p);
     const size_t rounds = coll_div_ceil(longest, piece);
-    size_t working_set = coll_shared_bytes(team, longest * (size_t)(p - 1));
-    for (int r = 0; r < p; r++) working_set += coll_bytes_count(out, r) + coll_bytes_count(in, r);
-    coll_declare_working_set(team, working_set);
+    size_t own_bytes = 0;
+    for (int r = 0; r < p; r++) own_bytes += coll_bytes_count(out, r) + coll_bytes_count(in, r);
+    coll_declare_working_set(team, own_bytes, longest * (size_t)(p - 1));
 
     if (sendbuf != recvbuf)
         coll_copy(team, recvbuf + coll_bytes_displ(in, me), sendbuf + coll_bytes_displ(out, me),

@@ -12,8 +12,7 @@ shmcoll_status_t shmcoll_coll_bcast_pipeline(shmcoll_team_t *team, void *buffer,
     shmcoll_channel_t *ch = &team->channel;
     const int use_inline = bytes <= SHMCOLL_INLINE_BYTES;
     const size_t piece = use_inline ? SHMCOLL_INLINE_BYTES : ch->chunk;
-    coll_declare_working_set(team,
-                             2 * bytes + coll_shared_bytes(team, bytes)); /* YHCCL Algorithm 3 */
+    coll_declare_working_set(team, 2 * bytes, bytes); /* YHCCL Algorithm 3 */
     for (size_t offset = 0; offset < bytes; offset += piece) {
         const size_t n = bytes - offset < piece ? bytes - offset : piece;
         const uint64_t step = shmcoll_channel_next_step(ch);

@@ -23,11 +23,15 @@ static inline shmcoll_status_t coll_begin(shmcoll_team_t *team, const char *op) 
     return SHMCOLL_OK;
 }
 
-/* The algorithm's working set W for this call (YHCCL Algorithms 2-4: the send, receive and
- * shared buffers it touches), which the copies below consult. Every member derives it from
- * values all share, so all choose their copies alike. */
-static inline void coll_declare_working_set(shmcoll_team_t *team, size_t working_set) {
-    team->working_set = working_set;
+/* The algorithm's working set W for this call (YHCCL Algorithms 2-4), which the copies below
+ * consult: the send and receive bytes it touches (`own`) plus the shared buffers in flight while
+ * each member stages `staged` bytes through its slots — those bytes, at most both parities, on
+ * every member. Every member derives both from values all share, so all choose their copies
+ * alike. */
+static inline void coll_declare_working_set(shmcoll_team_t *team, size_t own, size_t staged) {
+    const size_t both_parities = 2 * team->channel.chunk;
+    team->working_set =
+        own + (size_t)team->size * (staged < both_parities ? staged : both_parities);
 }
 
 /* A failure (not NOT_SUPPORTED) leaves the team in an unknown protocol state: make it sticky. */
@@ -65,13 +69,6 @@ static inline void coll_copy_out(shmcoll_team_t *team, void *dst, const void *sr
     } else {
         coll_copy(team, dst, src, bytes);
     }
-}
-
-/* The shared buffers a pipelined algorithm keeps in flight while each member stages `staged`
- * bytes through its slots: those bytes, at most both parities, on every member. */
-static inline size_t coll_shared_bytes(const shmcoll_team_t *team, size_t staged) {
-    const size_t both_parities = 2 * team->channel.chunk;
-    return (size_t)team->size * (staged < both_parities ? staged : both_parities);
 }
 
 /* out = a op b over n elements; out may alias a or b exactly. A user function only has the

@@ -17,7 +17,7 @@ static shmcoll_status_t gather_rounds(shmcoll_team_t *team, const char *mine, si
     const int use_inline = longest <= SHMCOLL_INLINE_BYTES;
     const size_t piece = use_inline ? SHMCOLL_INLINE_BYTES : ch->chunk;
     const size_t rounds = coll_div_ceil(longest, piece);
-    coll_declare_working_set(team, longest * (size_t)(p + 1) + coll_shared_bytes(team, longest));
+    coll_declare_working_set(team, longest * (size_t)(p + 1), longest);
 
     if (me == root && mine) coll_copy(team, recvbuf + coll_bytes_displ(blocks, me), mine, my_count);
     for (size_t round = 0; round < rounds; round++) {

@@ -101,8 +101,7 @@ shmcoll_status_t shmcoll_coll_bcast_hier(shmcoll_team_t *team, void *buf, size_t
     const int use_inline = bytes <= SHMCOLL_INLINE_BYTES;
     const size_t piece = use_inline ? SHMCOLL_INLINE_BYTES : ch->chunk;
     const size_t steps = coll_div_ceil(bytes, piece) + (size_t)plan.height;
-    coll_declare_working_set(team,
-                             2 * bytes + coll_shared_bytes(team, bytes)); /* YHCCL Algorithm 3 */
+    coll_declare_working_set(team, 2 * bytes, bytes); /* YHCCL Algorithm 3 */
 
     uint64_t step = ch->step;
     for (size_t k = 0; k < steps; k++) {

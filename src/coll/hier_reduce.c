@@ -247,8 +247,8 @@ static shmcoll_status_t reduce_hier(shmcoll_team_t *team, const void *sendbuf, v
         .levels = hier->nlevels,
         .my_levels = shmcoll_topo_hier_depth_of(hier, me),
     };
-    coll_declare_working_set(team, 2 * shmcoll_reduce_op_span(op, count) +
-                                       coll_shared_bytes(team, shmcoll_reduce_op_span(op, count)));
+    coll_declare_working_set(team, 2 * shmcoll_reduce_op_span(op, count),
+                             shmcoll_reduce_op_span(op, count));
     h.n = chunk_elements(&h, root == COLL_ALL);
     if (h.n == 0) return SHMCOLL_ERR_NOT_SUPPORTED; /* an element larger than the regions */
     h.chunks = coll_div_ceil(count, h.n);

@@ -124,8 +124,7 @@ static shmcoll_status_t bcast_steps(shmcoll_team_t *team, char *buf, size_t byte
     const int use_inline = bytes <= SHMCOLL_INLINE_BYTES;
     const size_t piece = use_inline ? SHMCOLL_INLINE_BYTES : ch->chunk;
     const size_t chunks = coll_div_ceil(bytes, piece), depth = (size_t)t->depth;
-    coll_declare_working_set(team,
-                             2 * bytes + coll_shared_bytes(team, bytes)); /* YHCCL Algorithm 3 */
+    coll_declare_working_set(team, 2 * bytes, bytes); /* YHCCL Algorithm 3 */
     uint64_t step = ch->step;
     for (size_t i = 0; i < chunks + height; i++) {
         step = shmcoll_channel_next_step(ch);
@@ -294,7 +293,7 @@ shmcoll_status_t shmcoll_coll_reduce_knomial(shmcoll_team_t *team, const void *s
         .tree_root = tree_root,
         .in_slot = tree_root != root || (!sendbuf && !op->kernel && !op->commutative),
     };
-    coll_declare_working_set(team, 2 * span + coll_shared_bytes(team, span));
+    coll_declare_working_set(team, 2 * span, span);
     tree_view_t t;
     SHMCOLL_CHECK(tree_view_init(&t, p, k, tree_root, me));
     shmcoll_status_t status = reduce_steps(team, &r, &t);

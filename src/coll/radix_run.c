@@ -22,7 +22,7 @@ shmcoll_status_t shmcoll_coll_radix_run(shmcoll_team_t *team, const void *sendbu
         return SHMCOLL_OK;
     }
 
-    coll_declare_working_set(team, 2 * span + coll_shared_bytes(team, span));
+    coll_declare_working_set(team, 2 * span, span);
     int stack_members[STACK_RADIX];
     const void *stack_bases[STACK_RADIX], *stack_x[STACK_RADIX];
     coll_radix_run_t run = {.team = team,

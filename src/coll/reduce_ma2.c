@@ -94,9 +94,8 @@ shmcoll_status_t shmcoll_coll_reduce_ma2(shmcoll_team_t *team, const void *input
     const size_t rounds = coll_div_ceil(longest, slice);
     const int wants_all = result == COLL_RESULT_ALL || (result == COLL_RESULT_ROOT && me == root);
     /* YHCCL Algorithm 2: send and receive buffers plus the shared slices in flight. */
-    coll_declare_working_set(team,
-                             2 * shmcoll_reduce_op_span(op, blocks->n) +
-                                 coll_shared_bytes(team, shmcoll_reduce_op_span(op, blocks->n)));
+    coll_declare_working_set(team, 2 * shmcoll_reduce_op_span(op, blocks->n),
+                             shmcoll_reduce_op_span(op, blocks->n));
 
     for (size_t round = 0; round < rounds; round++) {
         uint64_t step = 0;

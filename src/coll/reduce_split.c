@@ -19,8 +19,8 @@ shmcoll_status_t shmcoll_coll_reduce_split(shmcoll_team_t *team, const void *sen
     if (per_chunk == 0) return SHMCOLL_ERR_NOT_SUPPORTED; /* an element larger than a buffer */
     const char *input = sendbuf ? sendbuf : recvbuf;
     const int wants_result = root == COLL_ALL || root == me;
-    coll_declare_working_set(team, 2 * shmcoll_reduce_op_span(op, count) +
-                                       coll_shared_bytes(team, shmcoll_reduce_op_span(op, count)));
+    coll_declare_working_set(team, 2 * shmcoll_reduce_op_span(op, count),
+                             shmcoll_reduce_op_span(op, count));
 
     for (size_t first = 0; first < count; first += per_chunk) {
         const size_t n = count - first < per_chunk ? count - first : per_chunk;

@@ -16,7 +16,7 @@ static shmcoll_status_t scatter_rounds(shmcoll_team_t *team, const char *sendbuf
     const int me = ch->rank, p = ch->size;
     const size_t piece = coll_piece_per_member(ch->chunk, p);
     const size_t rounds = coll_div_ceil(longest, piece);
-    coll_declare_working_set(team, longest * (size_t)(p + 1) + coll_shared_bytes(team, longest));
+    coll_declare_working_set(team, longest * (size_t)(p + 1), longest);
 
     if (me == root && recvbuf)
         coll_copy(team, recvbuf, sendbuf + coll_bytes_displ(blocks, me), my_count);
