@@ -176,14 +176,29 @@ static inline int coll_single_copy(const shmcoll_team_t *team, int rooted, size_
     return rooted || team->cma == SHMCOLL_CMA_ALL || longest <= team->cma_max;
 }
 
+/* Whether gatherv and scatterv can skip agreeing on their longest block: when every block that
+ * does not move single-copy fits the `slot_bytes` its one step passes it through, each block's
+ * way follows from its own size, known to the root and to the block's other end. */
+static inline int coll_one_step(const shmcoll_team_t *team, size_t slot_bytes) {
+    return team->cma != SHMCOLL_CMA_OFF && team->cma_min <= slot_bytes;
+}
+
 shmcoll_status_t shmcoll_coll_allgather_single(shmcoll_team_t *team, const char *mine,
                                                char *recvbuf, const coll_bytes_t *blocks);
 /* Not in place: the blocks to send must not be overwritten while the others read them. */
 shmcoll_status_t shmcoll_coll_alltoall_single(shmcoll_team_t *team, const char *sendbuf,
                                               const coll_bytes_t *out, char *recvbuf,
                                               const coll_bytes_t *in);
+/* One step. Blocks of SHMCOLL_CMA_MIN bytes and more are written into the root's buffer
+ * single-copy, smaller ones (only gatherv mixes the two) pass through their sender's slot in the
+ * same step, so each must fit a chunk (cma_min <= chunk). Each block's way follows from its own
+ * size, which its sender and the root both know: gatherv needs no agreement first. */
 shmcoll_status_t shmcoll_coll_gather_single(shmcoll_team_t *team, const char *mine, size_t my_count,
                                             char *recvbuf, const coll_bytes_t *blocks, int root);
+/* One step, as gather's: blocks of SHMCOLL_CMA_MIN bytes and more are read from the root's
+ * exposed buffer single-copy, smaller ones (only scatterv mixes the two) from their piece of the
+ * root's slot, so each must fit a piece (cma_min <= chunk / p, coll_piece_per_member). The root
+ * waits for acknowledgements only when it exposed a block. */
 shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_team_t *team, const char *sendbuf,
                                              const coll_bytes_t *blocks, char *recvbuf,
                                              size_t my_count, int root);

@@ -2,10 +2,15 @@
  *
  * Round t: every non-root member copies piece t of its block into its buffer (inline area for
  * blocks of at most 64 bytes) and posts; the root copies the pieces out, visiting members from
- * its right-hand neighbour on. Senders run a round ahead thanks to the two parities. For gatherv
- * only the root knows every block size, so the root first publishes the longest block in one
- * agreement step and every member derives the number of rounds from it. Blocks of
- * SHMCOLL_CMA_MIN bytes and more move single-copy instead (coll/single_copy.c). */
+ * its right-hand neighbour on. Senders run a round ahead thanks to the two parities. Blocks of
+ * SHMCOLL_CMA_MIN bytes and more move single-copy instead (coll/single_copy.c).
+ *
+ * Gatherv: only the root knows every block size. When single-copy serves the long blocks and the
+ * short ones fit a chunk, every block's way follows from its own size and the whole call is one
+ * step in which senders never wait for the root (the single-copy entry). Otherwise (no
+ * cross-memory attach, or chunks smaller than SHMCOLL_CMA_MIN) the root first publishes the
+ * longest block in one agreement step and every member derives the number of rounds from it:
+ * a round trip more, which made small gathervs twice as slow as gathers. */
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 
@@ -65,12 +70,16 @@ shmcoll_status_t shmcoll_gatherv(shmcoll_team_t *team, const void *sendbuf, size
     if (root < 0 || root >= team->size) return SHMCOLL_ERR_INVALID;
     shmcoll_status_t status = coll_begin(team, "gatherv");
     if (status != SHMCOLL_OK) return status;
+    const coll_bytes_t blocks = {.counts = recvbytes, .displs = displs};
+    if (coll_one_step(team, team->channel.chunk))
+        return coll_end(
+            team, shmcoll_coll_gather_single(team, sendbuf, sendbytes, recvbuf, &blocks, root),
+            "one-step");
     uint64_t longest = 0;
     if (team->rank == root)
         for (int r = 0; r < team->size; r++)
             if (r != root && recvbytes[r] > longest) longest = recvbytes[r];
     status = shmcoll_coll_agree_max(team, longest, root, &longest);
-    const coll_bytes_t blocks = {.counts = recvbytes, .displs = displs};
     if (status != SHMCOLL_OK) return coll_end(team, status, "pipeline");
     return gather_run(team, sendbuf, sendbytes, recvbuf, &blocks, longest, root);
 }

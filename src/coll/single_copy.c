@@ -27,13 +27,17 @@ typedef struct exposed {
 
 _Static_assert(sizeof(exposed_t) <= SHMCOLL_INLINE_BYTES, "exposed buffer fits the inline area");
 
-static shmcoll_status_t expose(shmcoll_team_t *team, uint64_t step, const void *base,
-                               const size_t *displs) {
-    shmcoll_channel_t *ch = &team->channel;
-    SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
+/* Publish the buffer in `step`, which the caller has claimed. */
+static void publish(shmcoll_channel_t *ch, uint64_t step, const void *base, const size_t *displs) {
     const exposed_t mine = {.base = (uintptr_t)base, .displs = (uintptr_t)displs};
     memcpy(shmcoll_channel_inline(ch, ch->rank, step), &mine, sizeof mine);
     shmcoll_channel_post(ch, step);
+}
+
+static shmcoll_status_t expose(shmcoll_team_t *team, uint64_t step, const void *base,
+                               const size_t *displs) {
+    SHMCOLL_CHECK(shmcoll_channel_claim(&team->channel, step));
+    publish(&team->channel, step, base, displs);
     return SHMCOLL_OK;
 }
 
@@ -118,38 +122,73 @@ shmcoll_status_t shmcoll_coll_alltoall_single(shmcoll_team_t *team, const char *
 
 shmcoll_status_t shmcoll_coll_gather_single(shmcoll_team_t *team, const char *mine, size_t my_count,
                                             char *recvbuf, const coll_bytes_t *blocks, int root) {
-    const int me = team->rank;
-    const uint64_t step = shmcoll_channel_next_step(&team->channel);
+    shmcoll_channel_t *ch = &team->channel;
+    const int me = ch->rank;
+    const uint64_t step = shmcoll_channel_next_step(ch);
     if (me == root) {
         SHMCOLL_CHECK(expose(team, step, recvbuf, blocks->counts ? blocks->displs : NULL));
         if (mine) coll_copy(team, recvbuf + coll_bytes_displ(blocks, me), mine, my_count);
+        for (int i = 1; i < ch->size; i++) {
+            const int q = (me + i) % ch->size;
+            const size_t n = coll_bytes_count(blocks, q);
+            if (!n || coll_single_copy(team, 1, n)) continue;
+            SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, q, step));
+            coll_copy(team, recvbuf + coll_bytes_displ(blocks, q),
+                      coll_slot(ch, q, step, n <= SHMCOLL_INLINE_BYTES), n);
+        }
         return release(team, step);
     }
-    if (my_count) {
+    if (coll_single_copy(team, 1, my_count)) {
         uintptr_t to;
         SHMCOLL_CHECK(peer_block(team, root, step, me, blocks->bytes, &to));
         SHMCOLL_CHECK(transfer(team, root, (void *)mine, to, my_count, 1));
+    } else if (my_count) {
+        SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
+        coll_copy(team, (void *)coll_slot(ch, me, step, my_count <= SHMCOLL_INLINE_BYTES), mine,
+                  my_count);
+        shmcoll_channel_post(ch, step);
     }
-    shmcoll_channel_ack(&team->channel, step);
+    shmcoll_channel_ack(ch, step);
     return SHMCOLL_OK;
 }
 
 shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_team_t *team, const char *sendbuf,
                                              const coll_bytes_t *blocks, char *recvbuf,
                                              size_t my_count, int root) {
-    const int me = team->rank;
-    const uint64_t step = shmcoll_channel_next_step(&team->channel);
+    shmcoll_channel_t *ch = &team->channel;
+    const int me = ch->rank;
+    const size_t piece = coll_piece_per_member(ch->chunk, ch->size);
+    const uint64_t step = shmcoll_channel_next_step(ch);
     if (me == root) {
-        SHMCOLL_CHECK(expose(team, step, sendbuf, blocks->counts ? blocks->displs : NULL));
+        int exposed = 0;
+        SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
+        char *slots = shmcoll_channel_buffer(ch, me, step);
+        for (int q = 0; q < ch->size; q++) {
+            const size_t n = coll_bytes_count(blocks, q);
+            if (q == me || !n) continue;
+            if (coll_single_copy(team, 1, n))
+                exposed = 1;
+            else
+                coll_copy(team, slots + (size_t)q * piece, sendbuf + coll_bytes_displ(blocks, q),
+                          n);
+        }
+        publish(ch, step, sendbuf, blocks->counts ? blocks->displs : NULL);
         if (recvbuf) coll_copy(team, recvbuf, sendbuf + coll_bytes_displ(blocks, me), my_count);
-        return release(team, step);
+        if (exposed) return release(team, step);
+        shmcoll_channel_ack(ch, step);
+        return SHMCOLL_OK;
     }
-    if (my_count) {
+    if (coll_single_copy(team, 1, my_count)) {
         uintptr_t from;
         SHMCOLL_CHECK(peer_block(team, root, step, me, blocks->bytes, &from));
         SHMCOLL_CHECK(transfer(team, root, recvbuf, from, my_count, 0));
+    } else if (my_count) {
+        SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, root, step));
+        coll_copy_out(team, recvbuf,
+                      (const char *)shmcoll_channel_buffer(ch, root, step) + (size_t)me * piece,
+                      my_count);
     }
-    shmcoll_channel_ack(&team->channel, step);
+    shmcoll_channel_ack(ch, step);
     return SHMCOLL_OK;
 }
 

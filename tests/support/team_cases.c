@@ -69,7 +69,7 @@ int team_cases_verdict(void) {
         team_cases_fail("the kernel allows cross-memory attach, but the team did not enable it");
     if (single_copy_run && team_p > 1 && single_copy_team && !single_copy_calls)
         team_cases_fail(
-            "single-copy run (SHMCOLL_CMA=all SHMCOLL_CMA_MIN=1) but no call moved single-copy");
+            "single-copy run (SHMCOLL_CMA=all SHMCOLL_CMA_MIN=60) but no call moved single-copy");
     if (failures) team_harness_log("%d failures in all", failures);
     return failures != 0;
 }
@@ -194,7 +194,7 @@ int team_cases_run_sizes(int argc, char **argv, team_harness_body_fn body,
     static const char *const rounds_extra[] = {
         "SHMCOLL_CMA=off", "SHMCOLL_NT=always",
         "SHMCOLL_TOPO=pack:1 l3:1(size=64KiB) l2:2(size=1KiB) core:1 pu:1", NULL};
-    static const char *const single_copy_extra[] = {"SHMCOLL_CMA=all", "SHMCOLL_CMA_MIN=1", NULL};
+    static const char *const single_copy_extra[] = {"SHMCOLL_CMA=all", "SHMCOLL_CMA_MIN=60", NULL};
     static const char *const no_extra[] = {NULL};
     const char *env[3][16];
     with_settings(env[0], env_default, no_extra);

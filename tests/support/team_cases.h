@@ -83,9 +83,10 @@ int team_cases_rooted_body(shmcoll_team_t *team, const team_cases_mode_t *mode, 
                            team_cases_rooted_fn plain, team_cases_rooted_fn v);
 
 /* Asks team_cases_run_sizes for a third run per team size with single-copy transfers for every
- * non-empty block (SHMCOLL_CMA=all, SHMCOLL_CMA_MIN=1); there team_cases_verdict fails a member
- * whose team may move single-copy but none of whose calls did. For the data-movement collectives.
- */
+ * block of 60 bytes and more (SHMCOLL_CMA=all, SHMCOLL_CMA_MIN=60: blocks around 64 bytes fall on
+ * both sides, so gatherv moves some blocks single-copy and others through slots in one call);
+ * there team_cases_verdict fails a member whose team may move single-copy but none of whose calls
+ * did. For the data-movement collectives. */
 void team_cases_single_copy_runs(void);
 
 /* Runs `body` for p in {1,2,3,4,5,7,8,13,16,31} (or the sizes on the command line), each with the
