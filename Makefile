@@ -30,6 +30,7 @@ format:
 
 format-check:
 	@bash scripts/check-format.sh
+	@python3 scripts/check-layers.py
 
 clean:
 	rm -rf build

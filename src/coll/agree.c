@@ -5,24 +5,24 @@
 
 #include <string.h>
 
-shmcoll_status_t shmcoll_coll_agree_max(shmcoll_team_t *team, uint64_t mine, int root,
-                                        uint64_t *result) {
-    shmcoll_channel_t *ch = &team->channel;
-    const uint64_t step = shmcoll_channel_next_step(ch);
-    const int publishes = root == COLL_ALL || root == ch->rank;
-    if (publishes) {
-        SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
-        memcpy(shmcoll_channel_inline(ch, ch->rank, step), &mine, sizeof mine);
+shmcoll_status_t shmcoll_coll_agree_max(shmcoll_task_t *task, coll_agree_t *a, uint64_t mine,
+                                        int root) {
+    shmcoll_channel_t *ch = task->ch;
+    SHMCOLL_RESUME_BEGIN(&a->pc);
+    a->step = shmcoll_channel_next_step(ch);
+    a->result = mine;
+    if (root == COLL_ALL || root == ch->rank) {
+        SHMCOLL_AWAIT(task, &a->pc, shmcoll_channel_test_claim(ch, a->step, &task->wait));
+        memcpy(shmcoll_channel_inline(ch, ch->rank, a->step), &mine, sizeof mine);
     }
-    shmcoll_channel_post(ch, step);
-    *result = mine;
-    for (int r = 0; r < ch->size; r++) {
-        if (r == ch->rank || (root != COLL_ALL && r != root)) continue;
-        SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, r, step));
+    shmcoll_channel_post(ch, a->step);
+    for (a->r = 0; a->r < ch->size; a->r++) {
+        if (a->r == ch->rank || (root != COLL_ALL && a->r != root)) continue;
+        SHMCOLL_AWAIT(task, &a->pc, shmcoll_channel_test_post(ch, a->r, a->step, &task->wait));
         uint64_t theirs;
-        memcpy(&theirs, shmcoll_channel_inline(ch, r, step), sizeof theirs);
-        *result = root == COLL_ALL && *result > theirs ? *result : theirs;
+        memcpy(&theirs, shmcoll_channel_inline(ch, a->r, a->step), sizeof theirs);
+        a->result = root == COLL_ALL && a->result > theirs ? a->result : theirs;
     }
-    shmcoll_channel_ack(ch, step);
-    return SHMCOLL_OK;
+    shmcoll_channel_ack(ch, a->step);
+    SHMCOLL_RESUME_END(&a->pc);
 }

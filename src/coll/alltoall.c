@@ -8,74 +8,115 @@
  * on the longest block in one step. In place, the outgoing blocks are read from the receive
  * buffer before the round overwrites them: round t only writes the pieces it has already read.
  * Not in place, blocks of SHMCOLL_CMA_MIN bytes and more move single-copy instead up to
- * SHMCOLL_CMA_MAX, at any size with SHMCOLL_CMA=all (coll/single_copy.c). */
+ * SHMCOLL_CMA_MAX, at any size with SHMCOLL_CMA=all (coll/single_copy.c: the registry's
+ * single-copy row for alltoall, the choice after agreeing for alltoallv). */
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 
-static shmcoll_status_t alltoall_rounds(shmcoll_team_t *team, const char *sendbuf,
-                                        const coll_bytes_t *out, char *recvbuf,
-                                        const coll_bytes_t *in, size_t longest) {
-    shmcoll_channel_t *ch = &team->channel;
-    const int me = ch->rank, p = ch->size;
-    const size_t piece = coll_piece_per_member(ch->chunk, p);
-    const size_t rounds = coll_div_ceil(longest, piece);
-    size_t own_bytes = 0;
-    for (int r = 0; r < p; r++) own_bytes += coll_bytes_count(out, r) + coll_bytes_count(in, r);
-    coll_declare_working_set(team, own_bytes, longest * (size_t)(p - 1));
+typedef struct alltoall_state {
+    int agreeing;          /* alltoallv: agree on the longest block first */
+    int single;            /* alltoallv: moves single-copy after agreeing */
+    uint64_t mine_longest; /* alltoallv: this member's longest outgoing block to another */
+    size_t piece;
+    size_t rounds;
+    size_t round;
+    uint64_t step;
+    coll_agree_t agree;
+    coll_single_t single_copy;
+    coll_collect_t collect;
+} alltoall_state_t;
 
-    if (sendbuf != recvbuf)
-        coll_copy(team, recvbuf + coll_bytes_displ(in, me), sendbuf + coll_bytes_displ(out, me),
-                  coll_bytes_count(in, me));
-    for (size_t round = 0; round < rounds; round++) {
-        const uint64_t step = shmcoll_channel_next_step(ch);
-        char *slots = shmcoll_channel_buffer(ch, me, step);
-        SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
-        for (int r = 0; r < p; r++) {
-            if (r == me) continue;
-            const size_t n = coll_round_bytes(coll_bytes_count(out, r), round, piece);
-            coll_copy(team, slots + (size_t)r * piece,
-                      sendbuf + coll_bytes_displ(out, r) + round * piece, n);
-        }
-        shmcoll_channel_post(ch, step);
-        SHMCOLL_CHECK(shmcoll_coll_collect_round(team, step, 0, (size_t)me * piece, in, round,
-                                                 piece, recvbuf));
-        shmcoll_channel_ack(ch, step);
-    }
+_Static_assert(sizeof(alltoall_state_t) <= SHMCOLL_TASK_STATE_BYTES, "alltoall state");
+
+/* The outgoing blocks: in place (sendbuf NULL, on every member as MPI requires) they are the
+ * incoming ones, in the receive buffer. */
+static coll_bytes_t alltoall_out(const shmcoll_coll_args_t *a) {
+    return a->sendbuf ? coll_send_blocks(a) : coll_recv_blocks(a);
+}
+
+/* The rounds of blocks of up to `longest` bytes, and their working set. */
+static void alltoall_plan(shmcoll_task_t *task, alltoall_state_t *s, size_t longest) {
+    const int p = task->ch->size;
+    const coll_bytes_t out = alltoall_out(task->args), in = coll_recv_blocks(task->args);
+    s->piece = coll_piece_per_member(task->ch->chunk, p);
+    s->rounds = coll_div_ceil(longest, s->piece);
+    size_t own_bytes = 0;
+    for (int r = 0; r < p; r++) own_bytes += coll_bytes_count(&out, r) + coll_bytes_count(&in, r);
+    coll_declare_working_set(task, own_bytes, longest * (size_t)(p - 1));
+}
+
+static void alltoall_init_common(alltoall_state_t *s) {
+    s->single = 0;
+    s->agree = (coll_agree_t){0};
+    s->single_copy = (coll_single_t){0};
+    s->collect = (coll_collect_t){0};
+}
+
+static shmcoll_status_t alltoall_rotated_init(shmcoll_task_t *task) {
+    alltoall_state_t *s = SHMCOLL_TASK_STATE(task, alltoall_state_t);
+    alltoall_init_common(s);
+    s->agreeing = 0;
+    alltoall_plan(task, s, task->args->count);
     return SHMCOLL_OK;
 }
 
-/* In place (sendbuf NULL) is in place on every member, as MPI requires. */
-static shmcoll_status_t alltoall_run(shmcoll_team_t *team, const char *sendbuf,
-                                     const coll_bytes_t *out, char *recvbuf, const coll_bytes_t *in,
-                                     size_t longest) {
-    if (sendbuf && coll_single_copy(team, 0, longest))
-        return coll_end(team, shmcoll_coll_alltoall_single(team, sendbuf, out, recvbuf, in),
-                        "single-copy");
-    return coll_end(team,
-                    alltoall_rounds(team, sendbuf ? sendbuf : recvbuf, out, recvbuf, in, longest),
-                    "rotated");
+static shmcoll_status_t alltoallv_rotated_init(shmcoll_task_t *task) {
+    alltoall_state_t *s = SHMCOLL_TASK_STATE(task, alltoall_state_t);
+    const coll_bytes_t out = alltoall_out(task->args);
+    alltoall_init_common(s);
+    s->agreeing = 1;
+    s->mine_longest = 0;
+    for (int r = 0; r < task->ch->size; r++)
+        if (r != task->ch->rank && coll_bytes_count(&out, r) > s->mine_longest)
+            s->mine_longest = coll_bytes_count(&out, r);
+    return SHMCOLL_OK;
 }
 
-shmcoll_status_t shmcoll_alltoall(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                  size_t bytes) {
-    shmcoll_status_t status = coll_begin(team, "alltoall");
-    if (status != SHMCOLL_OK) return status;
-    const coll_bytes_t blocks = {.bytes = bytes};
-    return alltoall_run(team, sendbuf, &blocks, recvbuf, &blocks, bytes);
+static shmcoll_status_t alltoall_progress(shmcoll_task_t *task) {
+    alltoall_state_t *s = SHMCOLL_TASK_STATE(task, alltoall_state_t);
+    shmcoll_channel_t *ch = task->ch;
+    const shmcoll_coll_args_t *a = task->args;
+    const int me = ch->rank, p = ch->size;
+    const coll_bytes_t out = alltoall_out(a), in = coll_recv_blocks(a);
+    char *recvbuf = a->recvbuf;
+    const char *sendbuf = a->sendbuf ? (const char *)a->sendbuf : recvbuf;
+    SHMCOLL_RESUME_BEGIN(&task->pc);
+    if (s->agreeing) {
+        SHMCOLL_AWAIT_TEST(&task->pc,
+                           shmcoll_coll_agree_max(task, &s->agree, s->mine_longest, COLL_ALL));
+        s->single = a->sendbuf && coll_single_copy(task->team, 0, s->agree.result);
+        task->algo = s->single ? "single-copy" : "rotated";
+        if (!s->single) alltoall_plan(task, s, s->agree.result);
+    }
+    if (s->single) {
+        SHMCOLL_AWAIT_TEST(&task->pc, shmcoll_coll_alltoall_single(task, &s->single_copy, sendbuf,
+                                                                   &out, recvbuf, &in));
+    } else {
+        if (sendbuf != recvbuf)
+            coll_copy(task, recvbuf + coll_bytes_displ(&in, me),
+                      sendbuf + coll_bytes_displ(&out, me), coll_bytes_count(&in, me));
+        for (s->round = 0; s->round < s->rounds; s->round++) {
+            s->step = shmcoll_channel_next_step(ch);
+            SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_claim(ch, s->step, &task->wait));
+            char *slots = shmcoll_channel_buffer(ch, me, s->step);
+            for (int r = 0; r < p; r++) {
+                if (r == me) continue;
+                coll_copy(task, slots + (size_t)r * s->piece,
+                          sendbuf + coll_bytes_displ(&out, r) + s->round * s->piece,
+                          coll_round_bytes(coll_bytes_count(&out, r), s->round, s->piece));
+            }
+            shmcoll_channel_post(ch, s->step);
+            SHMCOLL_AWAIT_TEST(&task->pc, shmcoll_coll_collect_round(task, &s->collect, s->step, 0,
+                                                                     (size_t)me * s->piece, &in,
+                                                                     s->round, s->piece, recvbuf));
+            shmcoll_channel_ack(ch, s->step);
+        }
+    }
+    SHMCOLL_RESUME_END(&task->pc);
 }
 
-shmcoll_status_t shmcoll_alltoallv(shmcoll_team_t *team, const void *sendbuf,
-                                   const size_t *sendbytes, const size_t *sdispls, void *recvbuf,
-                                   const size_t *recvbytes, const size_t *rdispls) {
-    shmcoll_status_t status = coll_begin(team, "alltoallv");
-    if (status != SHMCOLL_OK) return status;
-    const coll_bytes_t in = {.counts = recvbytes, .displs = rdispls};
-    const coll_bytes_t out = sendbuf ? (coll_bytes_t){.counts = sendbytes, .displs = sdispls} : in;
-    uint64_t longest = 0;
-    for (int r = 0; r < team->size; r++)
-        if (r != team->rank && coll_bytes_count(&out, r) > longest)
-            longest = coll_bytes_count(&out, r);
-    status = shmcoll_coll_agree_max(team, longest, COLL_ALL, &longest);
-    if (status != SHMCOLL_OK) return coll_end(team, status, "rotated");
-    return alltoall_run(team, sendbuf, &out, recvbuf, &in, longest);
-}
+const shmcoll_task_ops_t shmcoll_coll_alltoall_rotated_ops = {.init = alltoall_rotated_init,
+                                                              .progress = alltoall_progress};
+
+const shmcoll_task_ops_t shmcoll_coll_alltoallv_rotated_ops = {.init = alltoallv_rotated_init,
+                                                               .progress = alltoall_progress};

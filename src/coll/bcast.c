@@ -4,28 +4,49 @@
  * its post flag for tiny messages) and posts each chunk; every other member copies the chunk out
  * and acknowledges. With two buffer parities the root fills chunk k+1 while the others still read
  * chunk k, so root and readers copy concurrently and the segment never grows with the message. */
+#include "coll/coll.h"
 #include "coll/coll_internal.h"
 
-shmcoll_status_t shmcoll_coll_bcast_pipeline(shmcoll_team_t *team, void *buffer, size_t bytes,
-                                             int root) {
-    char *buf = buffer;
-    shmcoll_channel_t *ch = &team->channel;
-    const int use_inline = bytes <= SHMCOLL_INLINE_BYTES;
-    const size_t piece = use_inline ? SHMCOLL_INLINE_BYTES : ch->chunk;
-    coll_declare_working_set(team, 2 * bytes, bytes); /* YHCCL Algorithm 3 */
-    for (size_t offset = 0; offset < bytes; offset += piece) {
-        const size_t n = bytes - offset < piece ? bytes - offset : piece;
-        const uint64_t step = shmcoll_channel_next_step(ch);
-        void *slot = (void *)coll_slot(ch, root, step, use_inline);
-        if (ch->rank == root) {
-            SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
-            coll_copy(team, slot, buf + offset, n);
-            shmcoll_channel_post(ch, step);
-        } else {
-            SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, root, step));
-            coll_copy_out(team, buf + offset, slot, n);
-        }
-        shmcoll_channel_ack(ch, step);
-    }
+typedef struct bcast_pipeline {
+    size_t piece;
+    int use_inline;
+    size_t offset; /* of the chunk in hand */
+    uint64_t step;
+} bcast_pipeline_t;
+
+static shmcoll_status_t bcast_pipeline_init(shmcoll_task_t *task) {
+    bcast_pipeline_t *s = SHMCOLL_TASK_STATE(task, bcast_pipeline_t);
+    const size_t bytes = task->args->count;
+    s->use_inline = bytes <= SHMCOLL_INLINE_BYTES;
+    s->piece = s->use_inline ? SHMCOLL_INLINE_BYTES : task->ch->chunk;
+    coll_declare_working_set(task, 2 * bytes, bytes); /* YHCCL Algorithm 3 */
     return SHMCOLL_OK;
 }
+
+static shmcoll_status_t bcast_pipeline_progress(shmcoll_task_t *task) {
+    bcast_pipeline_t *s = SHMCOLL_TASK_STATE(task, bcast_pipeline_t);
+    shmcoll_channel_t *ch = task->ch;
+    const int root = task->args->root;
+    char *buf = task->args->recvbuf;
+    const size_t bytes = task->args->count;
+    SHMCOLL_RESUME_BEGIN(&task->pc);
+    for (s->offset = 0; s->offset < bytes; s->offset += s->piece) {
+        s->step = shmcoll_channel_next_step(ch);
+        if (ch->rank == root) {
+            SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_claim(ch, s->step, &task->wait));
+            coll_copy(task, (void *)coll_slot(ch, root, s->step, s->use_inline), buf + s->offset,
+                      coll_round_bytes(bytes, s->offset / s->piece, s->piece));
+            shmcoll_channel_post(ch, s->step);
+        } else {
+            SHMCOLL_AWAIT(task, &task->pc,
+                          shmcoll_channel_test_post(ch, root, s->step, &task->wait));
+            coll_copy_out(task, buf + s->offset, coll_slot(ch, root, s->step, s->use_inline),
+                          coll_round_bytes(bytes, s->offset / s->piece, s->piece));
+        }
+        shmcoll_channel_ack(ch, s->step);
+    }
+    SHMCOLL_RESUME_END(&task->pc);
+}
+
+const shmcoll_task_ops_t shmcoll_coll_bcast_pipeline_ops = {.init = bcast_pipeline_init,
+                                                            .progress = bcast_pipeline_progress};

@@ -1,93 +1,65 @@
-/* The collectives of a team, over shared memory. MPI-agnostic: buffers are bytes or elements
- * described by a shmcoll_reduce_op_t. A NULL sendbuf means "in place": the input is in recvbuf.
+/* The algorithms of coll/: each one a task (core/task.h) whose ops the registry
+ * (select/registry.c) lists with what it supports and what it costs. MPI-agnostic: buffers are
+ * bytes, or elements described by a shmcoll_reduce_op_t (core/coll_args.h says which arguments
+ * each kind reads).
  *
- * Every function returns SHMCOLL_OK, SHMCOLL_ERR_NOT_SUPPORTED (nothing was done and nothing was
- * communicated: every member returns it for the same arguments, so the caller may fall back), or
- * a failure (TIMEOUT, PEER_DEAD) whose message is in team->error. team->dav grows by the bytes
- * the kernels loaded and stored; team->last_algo names the algorithm used. */
+ * init returns SHMCOLL_ERR_NOT_SUPPORTED (decided from arguments every member shares, before any
+ * step) or OK; progress returns OK, IN_PROGRESS or a failure (TIMEOUT, PEER_DEAD) whose message
+ * is in team->error. Each algorithm's file starts with what it moves where, in which order, and
+ * why it is fast. */
 #ifndef SHMCOLL_COLL_COLL_H
 #define SHMCOLL_COLL_COLL_H
 
-#include "core/reduce_op.h"
-#include "core/status.h"
-#include "core/team.h"
+#include "core/task.h"
 
-#include <stddef.h>
+/* barrier */
+extern const shmcoll_task_ops_t shmcoll_coll_barrier_flat_ops;    /* barrier.c */
+extern const shmcoll_task_ops_t shmcoll_coll_barrier_dissem_ops;  /* dissem.c */
+extern const shmcoll_task_ops_t shmcoll_coll_barrier_knomial_ops; /* knomial.c, params.radix */
+extern const shmcoll_task_ops_t shmcoll_coll_barrier_hier_ops;    /* hier_barrier.c */
 
-shmcoll_status_t shmcoll_barrier(shmcoll_team_t *team);
+/* bcast */
+extern const shmcoll_task_ops_t shmcoll_coll_bcast_pipeline_ops; /* bcast.c */
+extern const shmcoll_task_ops_t shmcoll_coll_bcast_knomial_ops;  /* knomial.c, params.radix */
+extern const shmcoll_task_ops_t shmcoll_coll_bcast_hier_ops;     /* hier_bcast.c */
+extern const shmcoll_task_ops_t shmcoll_coll_bcast_single_ops;   /* single_copy.c */
 
-/* `bytes` of buf from `root` to everyone. */
-shmcoll_status_t shmcoll_bcast(shmcoll_team_t *team, void *buf, size_t bytes, int root);
+/* reduce and allreduce (the root of reduce; every member for allreduce) */
+extern const shmcoll_task_ops_t shmcoll_coll_reduce_flat_ops;       /* reduce_flat.c */
+extern const shmcoll_task_ops_t shmcoll_coll_reduce_ma_ops;         /* reduce_ma.c */
+extern const shmcoll_task_ops_t shmcoll_coll_reduce_ma2_ops;        /* reduce_ma2.c */
+extern const shmcoll_task_ops_t shmcoll_coll_reduce_split_ops;      /* reduce_split.c */
+extern const shmcoll_task_ops_t shmcoll_coll_reduce_knomial_ops;    /* knomial.c (reduce only) */
+extern const shmcoll_task_ops_t shmcoll_coll_reduce_hier_ops;       /* hier_reduce.c */
+extern const shmcoll_task_ops_t shmcoll_coll_allreduce_recexch_ops; /* recexch.c, params.factors */
+extern const shmcoll_task_ops_t shmcoll_coll_allreduce_cyclic_ops;  /* cyclic.c, params.factors */
 
-/* recvbuf at root = sendbuf(0) op ... op sendbuf(p-1), `count` elements; recvbuf is ignored
- * elsewhere. sendbuf NULL at the root: its input is in recvbuf. */
-shmcoll_status_t shmcoll_reduce(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                size_t count, const shmcoll_reduce_op_t *op, int root);
+/* reduce_scatter and reduce_scatter_block */
+extern const shmcoll_task_ops_t shmcoll_coll_reduce_scatter_flat_ops;      /* reduce_scatter.c */
+extern const shmcoll_task_ops_t shmcoll_coll_reduce_scatter_ma_ops;        /* reduce_scatter.c */
+extern const shmcoll_task_ops_t shmcoll_coll_reduce_scatter_canonical_ops; /* reduce_scatter.c */
 
-/* recvbuf everywhere = the same reduction, bitwise identical on all members. */
-shmcoll_status_t shmcoll_allreduce(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                   size_t count, const shmcoll_reduce_op_t *op);
+/* scan and exscan */
+extern const shmcoll_task_ops_t shmcoll_coll_scan_flat_ops; /* scan.c */
 
-/* ---- Reduce-scatter and scans ------------------------------------------------------------ */
+/* allgather and allgatherv */
+extern const shmcoll_task_ops_t shmcoll_coll_allgather_pipeline_ops; /* allgather.c */
+extern const shmcoll_task_ops_t shmcoll_coll_allgather_single_ops;   /* single_copy.c */
 
-/* Member r receives block r of the reduction; block j has counts[j] elements and the blocks lie
- * back to back in sendbuf (recvbuf when sendbuf is NULL: the result then overwrites the start of
- * recvbuf). reduce_scatter_block is the case of equal counts. */
-shmcoll_status_t shmcoll_reduce_scatter(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                        const size_t *counts, const shmcoll_reduce_op_t *op);
-shmcoll_status_t shmcoll_reduce_scatter_block(shmcoll_team_t *team, const void *sendbuf,
-                                              void *recvbuf, size_t count,
-                                              const shmcoll_reduce_op_t *op);
+/* gather, gatherv */
+extern const shmcoll_task_ops_t shmcoll_coll_gather_pipeline_ops; /* gather.c */
+extern const shmcoll_task_ops_t shmcoll_coll_gather_single_ops;   /* single_copy.c (+ one-step) */
+extern const shmcoll_task_ops_t
+    shmcoll_coll_gatherv_pipeline_ops; /* gather.c: agree, then rounds */
 
-/* recvbuf at r = sendbuf(0) op ... op sendbuf(r) (scan) or ... op sendbuf(r-1) (exscan; recvbuf
- * of member 0 is left untouched). */
-shmcoll_status_t shmcoll_scan(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                              size_t count, const shmcoll_reduce_op_t *op);
-shmcoll_status_t shmcoll_exscan(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                size_t count, const shmcoll_reduce_op_t *op);
+/* scatter, scatterv */
+extern const shmcoll_task_ops_t shmcoll_coll_scatter_pipeline_ops;  /* scatter.c */
+extern const shmcoll_task_ops_t shmcoll_coll_scatter_single_ops;    /* single_copy.c (+ one-step) */
+extern const shmcoll_task_ops_t shmcoll_coll_scatterv_pipeline_ops; /* scatter.c: agree, rounds */
 
-/* ---- Data movement, in bytes ------------------------------------------------------------- */
-/* Blocks are given as byte counts and byte displacements into the receive (or send) buffer.
- * sendbuf NULL means in place, with MPI's meaning for each collective. */
-
-/* Every member's `bytes` to every member, in rank order: recvbuf[r*bytes..]. In place: member r's
- * block is already at recvbuf + r*bytes. */
-shmcoll_status_t shmcoll_allgather(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                   size_t bytes);
-/* Member r contributes recvbytes[r] bytes (its sendbuf), placed at recvbuf + displs[r]
- * everywhere. All members pass the same recvbytes and displs. */
-shmcoll_status_t shmcoll_allgatherv(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                    const size_t *recvbytes, const size_t *displs);
-
-/* Root receives every member's `bytes` in rank order. In place at the root: its block is already
- * at recvbuf + root*bytes. */
-shmcoll_status_t shmcoll_gather(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                size_t bytes, int root);
-/* Member r sends sendbytes (its own count); the root places it at recvbuf + displs[r], with
- * recvbytes[r] == member r's sendbytes. recvbytes and displs are read at the root only. */
-shmcoll_status_t shmcoll_gatherv(shmcoll_team_t *team, const void *sendbuf, size_t sendbytes,
-                                 void *recvbuf, const size_t *recvbytes, const size_t *displs,
-                                 int root);
-
-/* Member r receives bytes r*bytes.. of the root's sendbuf. In place at the root: recvbuf NULL and
- * the root keeps its block where it is. */
-shmcoll_status_t shmcoll_scatter(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                 size_t bytes, int root);
-/* Member r receives recvbytes bytes from root's sendbuf + displs[r] (sendbytes[r] at the root
- * equals member r's recvbytes). sendbytes and displs are read at the root only. recvbuf NULL at
- * the root means in place. */
-shmcoll_status_t shmcoll_scatterv(shmcoll_team_t *team, const void *sendbuf,
-                                  const size_t *sendbytes, const size_t *displs, void *recvbuf,
-                                  size_t recvbytes, int root);
-
-/* Block r of member q's sendbuf (bytes each) lands as block q of member r's recvbuf. In place
- * (sendbuf NULL): the blocks to send are in recvbuf and are replaced. */
-shmcoll_status_t shmcoll_alltoall(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                  size_t bytes);
-/* The same with per-peer byte counts and displacements; sendbytes[r] of member q must equal
- * recvbytes[q] of member r. */
-shmcoll_status_t shmcoll_alltoallv(shmcoll_team_t *team, const void *sendbuf,
-                                   const size_t *sendbytes, const size_t *sdispls, void *recvbuf,
-                                   const size_t *recvbytes, const size_t *rdispls);
+/* alltoall, alltoallv */
+extern const shmcoll_task_ops_t shmcoll_coll_alltoall_rotated_ops;  /* alltoall.c */
+extern const shmcoll_task_ops_t shmcoll_coll_alltoall_single_ops;   /* single_copy.c */
+extern const shmcoll_task_ops_t shmcoll_coll_alltoallv_rotated_ops; /* alltoall.c: agree, rounds */
 
 #endif

@@ -1,26 +1,37 @@
-/* Helpers shared by the algorithms of coll/: entering and leaving a collective, and the copy and
- * reduce primitives that count the bytes they load and store (DAV, the data-access volume of the
- * YHCCL paper: a copy of n bytes costs 2n, out = a op b over n bytes costs 3n). */
+/* Helpers shared by the algorithms of coll/: the copy and reduce primitives that count the bytes
+ * they load and store (DAV, the data-access volume of the YHCCL paper: a copy of n bytes costs 2n,
+ * out = a op b over n bytes costs 3n), the working set that chooses their loops, and the pieces
+ * several algorithms share. Every algorithm is a task (core/task.h): these take the task, whose
+ * lane (task->ch) the algorithm talks through. */
 #ifndef SHMCOLL_COLL_INTERNAL_H
 #define SHMCOLL_COLL_INTERNAL_H
 
-#include "core/reduce_op.h"
+#include "core/task.h"
 #include "core/team.h"
 #include "kernels/kernels.h"
 #include "kernels/nt_policy.h"
+#include "kernels/reduce_op.h"
 
 #include <stdio.h>
 
 /* Reduction algorithms serve reduce (result at `root`) and allreduce (root = COLL_ALL). */
 #define COLL_ALL (-1)
 
-static inline shmcoll_status_t coll_begin(shmcoll_team_t *team, const char *op) {
-    if (team->failed) return team->failed; /* the message of the first failure stays */
-    team->channel.waiter.op = op;
-    team->channel.waiter.progress = team->progress;
-    team->channel.waiter.progress_ctx = team->progress_ctx;
-    team->working_set = 0;
-    return SHMCOLL_OK;
+/* The root of a reduction task: the root for reduce, COLL_ALL for allreduce. */
+static inline int coll_reduction_root(const shmcoll_task_t *task) {
+    return task->args->kind == SHMCOLL_KIND_REDUCE ? task->args->root : COLL_ALL;
+}
+
+/* The input of a reduction: sendbuf, or recvbuf in place. */
+static inline const char *coll_input(const shmcoll_task_t *task) {
+    return task->args->sendbuf ? (const char *)task->args->sendbuf
+                               : (const char *)task->args->recvbuf;
+}
+
+/* An element layout and function the reduction kernels can use (a user function or kernel, an
+ * extent no smaller than the data). */
+static inline int coll_op_usable(const shmcoll_reduce_op_t *op) {
+    return op->size > 0 && op->extent >= op->size && (op->kernel || op->user_fn);
 }
 
 /* The algorithm's working set W for this call (YHCCL Algorithms 2-4), which the copies below
@@ -28,53 +39,44 @@ static inline shmcoll_status_t coll_begin(shmcoll_team_t *team, const char *op) 
  * each member stages `staged` bytes through its slots — those bytes, at most both parities, on
  * every member. Every member derives both from values all share, so all choose their copies
  * alike. */
-static inline void coll_declare_working_set(shmcoll_team_t *team, size_t own, size_t staged) {
-    const size_t both_parities = 2 * team->channel.chunk;
-    team->working_set =
-        own + (size_t)team->size * (staged < both_parities ? staged : both_parities);
-}
-
-/* A failure (not NOT_SUPPORTED) leaves the team in an unknown protocol state: make it sticky. */
-static inline shmcoll_status_t coll_end(shmcoll_team_t *team, shmcoll_status_t status,
-                                        const char *algo) {
-    if (status == SHMCOLL_OK)
-        team->last_algo = algo;
-    else if (status != SHMCOLL_ERR_NOT_SUPPORTED)
-        team->failed = status;
-    return status;
+static inline void coll_declare_working_set(shmcoll_task_t *task, size_t own, size_t staged) {
+    const size_t both_parities = 2 * task->ch->chunk;
+    task->working_set =
+        own + (size_t)task->team->size * (staged < both_parities ? staged : both_parities);
 }
 
 /* A temporal copy. When the declared working set is well beyond what the core's own caches
  * hold (team->memory_copy_min), one side of the copy at least comes from or goes to memory: the
  * memory loop then keeps more misses in flight (kernels.h); otherwise the plain loop, faster
  * for cached buffers. */
-static inline void coll_copy(shmcoll_team_t *team, void *dst, const void *src, size_t bytes) {
+static inline void coll_copy(shmcoll_task_t *task, void *dst, const void *src, size_t bytes) {
     if (!bytes || dst == src) return;
-    if (team->working_set > team->memory_copy_min)
+    if (task->working_set > task->team->memory_copy_min)
         shmcoll_kernel_copy_memory(dst, src, bytes);
     else
         shmcoll_kernel_copy(dst, src, bytes);
-    team->dav += 2 * bytes;
+    task->dav += 2 * bytes;
 }
 
 /* A copy into a destination the caller will not read again soon (a receive buffer being filled
  * for the application): streaming stores when the declared working set exceeds the usable cache,
  * so the copy neither evicts the shared buffers still in use nor pays for reading lines it
  * overwrites (YHCCL Algorithm 1); else a temporal copy as above. */
-static inline void coll_copy_out(shmcoll_team_t *team, void *dst, const void *src, size_t bytes) {
+static inline void coll_copy_out(shmcoll_task_t *task, void *dst, const void *src, size_t bytes) {
     if (!bytes || dst == src) return;
-    if (shmcoll_kernel_nt_wanted(team->working_set, 0, team->usable_cache, team->bandwidth_bound)) {
+    const shmcoll_team_t *team = task->team;
+    if (shmcoll_kernel_nt_wanted(task->working_set, 0, team->usable_cache, team->bandwidth_bound)) {
         shmcoll_kernel_copy_nt(dst, src, bytes);
-        team->dav += 2 * bytes;
+        task->dav += 2 * bytes;
     } else {
-        coll_copy(team, dst, src, bytes);
+        coll_copy(task, dst, src, bytes);
     }
 }
 
 /* out = a op b over n elements; out may alias a or b exactly. A user function only has the
  * shape inout = in op inout, so out == a is served as b op a: callers alias a only for
  * commutative ops. */
-static inline void coll_reduce(shmcoll_team_t *team, const shmcoll_reduce_op_t *op, const void *a,
+static inline void coll_reduce(shmcoll_task_t *task, const shmcoll_reduce_op_t *op, const void *a,
                                const void *b, void *out, size_t n) {
     if (!n) return;
     if (op->kernel) {
@@ -82,10 +84,10 @@ static inline void coll_reduce(shmcoll_team_t *team, const shmcoll_reduce_op_t *
     } else if (out == a) {
         op->user_fn(b, out, n, op->user_ctx);
     } else {
-        coll_copy(team, out, b, shmcoll_reduce_op_span(op, n));
+        coll_copy(task, out, b, shmcoll_reduce_op_span(op, n));
         op->user_fn(a, out, n, op->user_ctx);
     }
-    team->dav += 3 * n * op->size;
+    task->dav += 3 * n * op->size;
 }
 
 /* Where member r's contribution of `step` sits: the inline area for tiny payloads, else its
@@ -99,28 +101,34 @@ static inline const void *coll_slot(const shmcoll_channel_t *ch, int r, uint64_t
  * byte `offset` of member r's slot of `step`. Folded from the right (x(m-2) op x(m-1) first),
  * which is the canonical rank order for non-commutative ops given MPI's in/inout function shape,
  * and the same order on every member, so allreduce results are bitwise identical everywhere. */
-static inline void coll_fold_first(shmcoll_team_t *team, const shmcoll_reduce_op_t *op,
+static inline void coll_fold_first(shmcoll_task_t *task, const shmcoll_reduce_op_t *op,
                                    uint64_t step, int use_inline, size_t offset, size_t n, int m,
                                    void *out) {
-    const shmcoll_channel_t *ch = &team->channel;
+    const shmcoll_channel_t *ch = task->ch;
     const char *last = (const char *)coll_slot(ch, m - 1, step, use_inline) + offset;
     if (m == 1) {
-        coll_copy(team, out, last, shmcoll_reduce_op_span(op, n));
+        coll_copy(task, out, last, shmcoll_reduce_op_span(op, n));
         return;
     }
     const char *prev = (const char *)coll_slot(ch, m - 2, step, use_inline) + offset;
-    coll_reduce(team, op, prev, last, out, n);
+    coll_reduce(task, op, prev, last, out, n);
     for (int r = m - 3; r >= 0; r--)
-        coll_reduce(team, op, (const char *)coll_slot(ch, r, step, use_inline) + offset, out, out,
+        coll_reduce(task, op, (const char *)coll_slot(ch, r, step, use_inline) + offset, out, out,
                     n);
 }
 
 /* The fold over all members. */
-static inline void coll_fold_slots(shmcoll_team_t *team, const shmcoll_reduce_op_t *op,
+static inline void coll_fold_slots(shmcoll_task_t *task, const shmcoll_reduce_op_t *op,
                                    uint64_t step, int use_inline, size_t offset, size_t n,
                                    void *out) {
-    coll_fold_first(team, op, step, use_inline, offset, n, team->channel.size, out);
+    coll_fold_first(task, op, step, use_inline, offset, n, task->ch->size, out);
 }
+
+/* out = x[0] op x[1] op ... op x[m-1] over n elements (m >= 1; m = 1 copies), in this order, so
+ * non-commutative ops see their operands in canonical order. out may be x[0] only for kernels
+ * and commutative ops; otherwise it must differ from every operand. Counts DAV. */
+void shmcoll_coll_fold_ordered(shmcoll_task_t *task, const shmcoll_reduce_op_t *op,
+                               const void *const *x, int m, void *out, size_t n);
 
 /* Byte blocks of the data-movement collectives: uniform (`bytes` each, back to back) or given
  * per member (counts and displacements, in bytes). */
@@ -157,12 +165,20 @@ static inline size_t coll_piece_per_member(size_t chunk, int p) {
 }
 
 /* Copies piece `round` of every other member's block (bytes at `slot_offset` of its slot of
- * `step`) to recvbuf at the block's displacement, starting with the right-hand neighbour. */
-shmcoll_status_t shmcoll_coll_collect_round(shmcoll_team_t *team, uint64_t step, int use_inline,
-                                            size_t slot_offset, const coll_bytes_t *blocks,
-                                            size_t round, size_t piece, char *recvbuf);
+ * `step`) to recvbuf at the block's displacement, starting with the right-hand neighbour.
+ * Resumable (core/task.h): IN_PROGRESS with task->wait set, then call again with the same
+ * arguments; `c` is its own state, zeroed before the first call. */
+typedef struct coll_collect {
+    int pc;
+    int i;
+} coll_collect_t;
 
-/* ---- Single-copy variants (coll/single_copy.c) ------------------------------------------ */
+shmcoll_status_t shmcoll_coll_collect_round(shmcoll_task_t *task, coll_collect_t *c, uint64_t step,
+                                            int use_inline, size_t slot_offset,
+                                            const coll_bytes_t *blocks, size_t round, size_t piece,
+                                            char *recvbuf);
+
+/* ---- Data movement (gather.c, scatter.c, allgather.c, alltoall.c, single_copy.c) --------- */
 
 /* Whether blocks of up to `longest` bytes move single-copy. The team must be able to (every pair
  * passed the probe at setup) and the blocks long enough to pay for a system call each. Then
@@ -170,45 +186,74 @@ shmcoll_status_t shmcoll_coll_collect_round(shmcoll_team_t *team, uint64_t step,
  * others. Allgather and alltoall do with SHMCOLL_CMA=all, else up to SHMCOLL_CMA_MAX: for larger
  * blocks, whose buffers come from memory, the kernel's copy (which pins the other process's
  * pages one by one) was slower than the slot pipeline, whose copies hit cache on one side. Every
- * member passes the same values, so all choose alike. */
+ * member passes the same values, so all choose alike. The registry's rows encode the same rules
+ * for the calls whose sizes every member knows (select/registry.c); gatherv, scatterv and
+ * alltoallv consult this after agreeing on their longest block. */
 static inline int coll_single_copy(const shmcoll_team_t *team, int rooted, size_t longest) {
     if (team->cma == SHMCOLL_CMA_OFF || longest < team->cma_min) return 0;
     return rooted || team->cma == SHMCOLL_CMA_ALL || longest <= team->cma_max;
 }
 
-/* Whether gatherv and scatterv can skip agreeing on their longest block: when every block that
- * does not move single-copy fits the `slot_bytes` its one step passes it through, each block's
- * way follows from its own size, known to the root and to the block's other end. */
-static inline int coll_one_step(const shmcoll_team_t *team, size_t slot_bytes) {
-    return team->cma != SHMCOLL_CMA_OFF && team->cma_min <= slot_bytes;
+/* The receive blocks of gather(v), allgather(v) and alltoall(v) (core/coll_args.h): `count`
+ * bytes each, or recvcounts / rdispls for the v-variants (NULL at a gatherv's non-roots). */
+static inline coll_bytes_t coll_recv_blocks(const shmcoll_coll_args_t *a) {
+    if (shmcoll_coll_kinds[a->kind].varying)
+        return (coll_bytes_t){.counts = a->recvcounts, .displs = a->rdispls};
+    return (coll_bytes_t){.bytes = a->count};
 }
 
-shmcoll_status_t shmcoll_coll_allgather_single(shmcoll_team_t *team, const char *mine,
-                                               char *recvbuf, const coll_bytes_t *blocks);
+/* The send blocks of scatter(v) and alltoall(v): `count` bytes each, or sendcounts / sdispls
+ * (NULL at a scatterv's non-roots). */
+static inline coll_bytes_t coll_send_blocks(const shmcoll_coll_args_t *a) {
+    if (shmcoll_coll_kinds[a->kind].varying)
+        return (coll_bytes_t){.counts = a->sendcounts, .displs = a->sdispls};
+    return (coll_bytes_t){.bytes = a->count};
+}
+
+/* The single-copy bodies gatherv, scatterv and alltoallv also run after agreeing on their longest
+ * block (coll/single_copy.c). Resumable, as collect_round; `c` zeroed before the first call.
+ * These helpers, collect_round and agree_max wait in place themselves when the task is blocking,
+ * so their callers resume them with SHMCOLL_AWAIT_TEST. */
+typedef struct coll_single {
+    int pc;
+    int i;
+    int exposed;
+    uint64_t step;
+} coll_single_t;
+
 /* Not in place: the blocks to send must not be overwritten while the others read them. */
-shmcoll_status_t shmcoll_coll_alltoall_single(shmcoll_team_t *team, const char *sendbuf,
-                                              const coll_bytes_t *out, char *recvbuf,
-                                              const coll_bytes_t *in);
-/* One step. Blocks of SHMCOLL_CMA_MIN bytes and more are written into the root's buffer
- * single-copy, smaller ones (only gatherv mixes the two) pass through their sender's slot in the
- * same step, so each must fit a chunk (cma_min <= chunk). Each block's way follows from its own
- * size, which its sender and the root both know: gatherv needs no agreement first. */
-shmcoll_status_t shmcoll_coll_gather_single(shmcoll_team_t *team, const char *mine, size_t my_count,
-                                            char *recvbuf, const coll_bytes_t *blocks, int root);
-/* One step, as gather's: blocks of SHMCOLL_CMA_MIN bytes and more are read from the root's
- * exposed buffer single-copy, smaller ones (only scatterv mixes the two) from their piece of the
- * root's slot, so each must fit a piece (cma_min <= chunk / p, coll_piece_per_member). The root
- * waits for acknowledgements only when it exposed a block. */
-shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_team_t *team, const char *sendbuf,
-                                             const coll_bytes_t *blocks, char *recvbuf,
-                                             size_t my_count, int root);
-shmcoll_status_t shmcoll_coll_bcast_single(shmcoll_team_t *team, void *buf, size_t bytes, int root);
+shmcoll_status_t shmcoll_coll_alltoall_single(shmcoll_task_t *task, coll_single_t *c,
+                                              const char *sendbuf, const coll_bytes_t *out,
+                                              char *recvbuf, const coll_bytes_t *in);
+/* One step. Blocks of SHMCOLL_CMA_MIN bytes and more, and those too long for a chunk, are written
+ * into the root's buffer single-copy; the others (only gatherv mixes the two) pass through their
+ * sender's slot in the same step. Each block's way follows from its own size, which its sender
+ * and the root both know: gatherv needs no agreement first where cma_min <= chunk (the one-step
+ * row). */
+shmcoll_status_t shmcoll_coll_gather_single(shmcoll_task_t *task, coll_single_t *c,
+                                            const char *mine, size_t my_count, char *recvbuf,
+                                            const coll_bytes_t *blocks, int root);
+/* One step, as gather's: blocks of SHMCOLL_CMA_MIN bytes and more, and those too long for a
+ * piece of the root's slot (coll_piece_per_member), are read from the root's exposed buffer
+ * single-copy, the others (only scatterv mixes the two) from their piece of the root's slot. The
+ * root waits for acknowledgements only when it exposed a block. */
+shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_task_t *task, coll_single_t *c,
+                                             const char *sendbuf, const coll_bytes_t *blocks,
+                                             char *recvbuf, size_t my_count, int root);
 
 /* One step in which `root` (or, with COLL_ALL, every member) publishes a number in its inline
- * area; returns the root's number, or the maximum over all members. Used by the v-variants, where
- * only some members know how many rounds the collective takes. */
-shmcoll_status_t shmcoll_coll_agree_max(shmcoll_team_t *team, uint64_t mine, int root,
-                                        uint64_t *result);
+ * area; a->result is then the root's number, or the maximum over all members. Used by the
+ * v-variants, where only some members know how many rounds the collective takes. Resumable, as
+ * collect_round; `a` zeroed before the first call. */
+typedef struct coll_agree {
+    int pc;
+    int r;
+    uint64_t step;
+    uint64_t result;
+} coll_agree_t;
+
+shmcoll_status_t shmcoll_coll_agree_max(shmcoll_task_t *task, coll_agree_t *a, uint64_t mine,
+                                        int root);
 
 /* p blocks of an element range: equal parts of `per` elements (clipped to n; counts NULL), or
  * explicit per-block counts with their prefix offsets (reduce_scatter). */
@@ -248,43 +293,74 @@ typedef enum coll_result {
     COLL_RESULT_ROOT,      /* everything to the root (reduce) */
 } coll_result_t;
 
-shmcoll_status_t shmcoll_coll_reduce_ma(shmcoll_team_t *team, const void *input, void *recvbuf,
-                                        const shmcoll_reduce_op_t *op, const coll_blocks_t *blocks,
-                                        coll_result_t result, int root);
+/* Whether a reduction task scatters its result (reduce_scatter, reduce_scatter_block). */
+static inline int coll_scatters(const shmcoll_task_t *task) {
+    return task->args->kind == SHMCOLL_KIND_REDUCE_SCATTER ||
+           task->args->kind == SHMCOLL_KIND_REDUCE_SCATTER_BLOCK;
+}
 
-/* Stage k of a movement-avoiding chain (reduce_ma.c): claim this member's buffer of `step` (from
- * all members for k <= 1, else only from `downstream`, its one reader since), then copy the own
- * input slice `mine` of n elements (k = 0) or reduce it with `upstream`'s buffer of the previous
- * stage, into `out` (NULL: this member's buffer of `step`), and post. */
-shmcoll_status_t shmcoll_coll_ma_stage(shmcoll_team_t *team, const shmcoll_reduce_op_t *op, int k,
-                                       uint64_t step, const char *mine, size_t n, void *out,
-                                       int upstream, int downstream);
+/* The blocks of a reduction task: p equal ones (coll_blocks_equal) for reduce and allreduce,
+ * `count` elements each for reduce_scatter_block, recvcounts[j] for block j of reduce_scatter.
+ * The last come without firsts: there is no per-call memory for p offsets (the lane's ints are
+ * too narrow for element offsets, and its scratch belongs to the lane's running task, not yet to
+ * this one while it is set up), so their offsets are sums of the counts before them, kept as
+ * running sums by the chains or taken by coll_block_at; never coll_block on them. */
+static inline coll_blocks_t coll_task_blocks(const shmcoll_task_t *task) {
+    const shmcoll_coll_args_t *a = task->args;
+    const int p = task->ch->size;
+    if (a->kind == SHMCOLL_KIND_REDUCE_SCATTER) {
+        size_t total = 0;
+        for (int j = 0; j < p; j++) total += a->recvcounts[j];
+        return (coll_blocks_t){.n = total, .counts = a->recvcounts};
+    }
+    if (a->kind == SHMCOLL_KIND_REDUCE_SCATTER_BLOCK)
+        return (coll_blocks_t){.n = a->count * (size_t)p, .per = a->count};
+    return coll_blocks_equal(a->op, a->count, p);
+}
 
-/* Socket-aware two-level MA (reduce_ma2.c): NOT_SUPPORTED unless the team spans several sockets
- * with the same number of members on each (and the op commutes). */
-shmcoll_status_t shmcoll_coll_reduce_ma2(shmcoll_team_t *team, const void *input, void *recvbuf,
-                                         const shmcoll_reduce_op_t *op, const coll_blocks_t *blocks,
-                                         coll_result_t result, int root);
+/* Elements of block j. */
+static inline size_t coll_block_len(const coll_blocks_t *blocks, int j) {
+    if (blocks->counts) return blocks->counts[j];
+    size_t lo = (size_t)j * blocks->per, hi = lo + blocks->per;
+    lo = lo < blocks->n ? lo : blocks->n;
+    hi = hi < blocks->n ? hi : blocks->n;
+    return hi - lo;
+}
 
-/* The number of socket groups reduce_ma2 would use, 0 when it cannot run on this team. */
-int shmcoll_coll_ma2_groups(shmcoll_team_t *team);
+/* coll_block, also for counted blocks without firsts (the offset then costs j additions). */
+static inline void coll_block_at(const coll_blocks_t *blocks, int j, size_t *first, size_t *len) {
+    if (!blocks->counts || blocks->firsts) {
+        coll_block(blocks, j, first, len);
+        return;
+    }
+    size_t sum = 0;
+    for (int i = 0; i < j; i++) sum += blocks->counts[i];
+    *first = sum;
+    *len = blocks->counts[j];
+}
 
-shmcoll_status_t shmcoll_coll_reduce_flat(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                          size_t count, const shmcoll_reduce_op_t *op, int root);
-shmcoll_status_t shmcoll_coll_reduce_split(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                           size_t count, const shmcoll_reduce_op_t *op, int root);
+/* ---- The movement-avoiding chain (reduce_ma.c; reduce_ma2.c runs it inside each socket) ---- */
 
-/* The same, with the blocks and result kind of reduce (root) or allreduce (root COLL_ALL). */
-shmcoll_status_t shmcoll_coll_reduce_ma_run(shmcoll_team_t *team, const void *sendbuf,
-                                            void *recvbuf, size_t count,
-                                            const shmcoll_reduce_op_t *op, int root);
+/* Stage k's claim of this member's buffer of `step`: from all members for k <= 1, else only from
+ * `downstream`, its one reader since. */
+static inline shmcoll_status_t coll_ma_test_claim(shmcoll_task_t *task, int k, uint64_t step,
+                                                  int downstream) {
+    return k <= 1 ? shmcoll_channel_test_claim(task->ch, step, &task->wait)
+                  : shmcoll_channel_test_claim_one(task->ch, step, downstream, &task->wait);
+}
 
-shmcoll_status_t shmcoll_coll_reduce_ma2_run(shmcoll_team_t *team, const void *sendbuf,
-                                             void *recvbuf, size_t count,
-                                             const shmcoll_reduce_op_t *op, int root);
+/* Stage k's work, once its claim holds and, for k > 0, `upstream` has posted step - 1: copy the
+ * own input slice `mine` of n elements (k = 0), or reduce it with upstream's buffer of the
+ * previous stage and acknowledge that step, into `out` (NULL: this member's buffer of `step`);
+ * then post `step`. Never waits: the caller awaits the claim and the post first. */
+void shmcoll_coll_ma_stage(shmcoll_task_t *task, const shmcoll_reduce_op_t *op, int k,
+                           uint64_t step, const char *mine, size_t n, void *out, int upstream);
 
-shmcoll_status_t shmcoll_coll_barrier_flat(shmcoll_team_t *team);
-shmcoll_status_t shmcoll_coll_bcast_pipeline(shmcoll_team_t *team, void *buf, size_t bytes,
-                                             int root);
+/* The movement-avoiding reduction as a task of any reduction kind (the kind says which blocks and
+ * where the result goes): the ops of the rows "ma" of reduce and allreduce (reduce_ma.c) and of
+ * reduce_scatter (reduce_scatter.c). */
+shmcoll_status_t shmcoll_coll_ma_init(shmcoll_task_t *task);
+shmcoll_status_t shmcoll_coll_ma_progress(shmcoll_task_t *task);
+void shmcoll_coll_ma_fini(shmcoll_task_t *task);
 
 #endif

@@ -4,17 +4,22 @@
  * (KNEM-coll's rotated schedule). */
 #include "coll/coll_internal.h"
 
-shmcoll_status_t shmcoll_coll_collect_round(shmcoll_team_t *team, uint64_t step, int use_inline,
-                                            size_t slot_offset, const coll_bytes_t *blocks,
-                                            size_t round, size_t piece, char *recvbuf) {
-    shmcoll_channel_t *ch = &team->channel;
-    for (int i = 1; i < ch->size; i++) {
-        const int q = (ch->rank + i) % ch->size;
-        const size_t n = coll_round_bytes(coll_bytes_count(blocks, q), round, piece);
-        if (!n) continue;
-        SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, q, step));
-        coll_copy_out(team, recvbuf + coll_bytes_displ(blocks, q) + round * piece,
-                      (const char *)coll_slot(ch, q, step, use_inline) + slot_offset, n);
+shmcoll_status_t shmcoll_coll_collect_round(shmcoll_task_t *task, coll_collect_t *c, uint64_t step,
+                                            int use_inline, size_t slot_offset,
+                                            const coll_bytes_t *blocks, size_t round, size_t piece,
+                                            char *recvbuf) {
+    shmcoll_channel_t *ch = task->ch;
+    SHMCOLL_RESUME_BEGIN(&c->pc);
+    for (c->i = 1; c->i < ch->size; c->i++) {
+        if (!coll_round_bytes(coll_bytes_count(blocks, (ch->rank + c->i) % ch->size), round, piece))
+            continue;
+        SHMCOLL_AWAIT(
+            task, &c->pc,
+            shmcoll_channel_test_post(ch, (ch->rank + c->i) % ch->size, step, &task->wait));
+        const int q = (ch->rank + c->i) % ch->size;
+        coll_copy_out(task, recvbuf + coll_bytes_displ(blocks, q) + round * piece,
+                      (const char *)coll_slot(ch, q, step, use_inline) + slot_offset,
+                      coll_round_bytes(coll_bytes_count(blocks, q), round, piece));
     }
-    return SHMCOLL_OK;
+    SHMCOLL_RESUME_END(&c->pc);
 }

@@ -17,7 +17,9 @@
  *               members ahead, r + d*S, into its slot; the last step writes the receive buffer.
  * Each block is reduced by one member only, then copied, so results are bitwise identical
  * everywhere. In place works: the receive buffer is written last, after the input's last read.
- * Waits only for the peers whose (non-empty) data a member reads: F - 1 per step.
+ * Waits only for the peers whose (non-empty) data a member reads: F - 1 per step. As a task, the
+ * driver of radix_run.c makes the waits, claims, posts and acks; the step functions here say whom
+ * it waits for and do the copies and folds between them.
  *
  * DAV per round of s bytes (predefined kernels, size = extent; independent of the block cut),
  * with S_j the stride of step j and w_j = min(S_j, p):
@@ -28,7 +30,8 @@
  *   above 2 still has a full piece to combine them with).
  *   {p}: s(7p-5); {2,2,2} for p = 8: 57s; {2,2,2} for p = 7: 2(3) + 18 + 2(2+4+7) + 2(1) = 52s;
  *   {4,4} for p = 13: 88s. */
-#include "coll/algos_tree.h"
+#include "coll/radix_default.h"
+#include "coll/coll.h"
 #include "coll/coll_internal.h"
 #include "coll/radix_run.h"
 #include "patterns/cyclic.h"
@@ -39,8 +42,9 @@ typedef struct window {
     size_t lo[2], hi[2];
 } window_t;
 
-static window_t window_of(const coll_radix_run_t *cy, int first, int count) {
-    const int p = cy->team->size;
+static window_t window_of(const shmcoll_task_t *task, const coll_radix_run_t *cy, int first,
+                          int count) {
+    const int p = task->ch->size;
     const size_t per = cy->blocks.per, n = cy->blocks.n;
     window_t w = {.nranges = 0};
     first %= p;
@@ -62,142 +66,160 @@ static int window_empty(const window_t *w) {
     return 1;
 }
 
-static const char *at(const coll_radix_run_t *cy, const void *base, size_t element) {
-    return (const char *)base + element * cy->op->extent;
+static const char *at(const shmcoll_task_t *task, const void *base, size_t element) {
+    return (const char *)base + element * task->args->op->extent;
 }
 
-static char *slot_of(const coll_radix_run_t *cy, int r, uint64_t step) {
-    return (char *)coll_slot(&cy->team->channel, r, step, cy->use_inline);
+static char *slot_of(const shmcoll_task_t *task, const coll_radix_run_t *cy, int r, uint64_t step) {
+    return (char *)coll_slot(task->ch, r, step, cy->use_inline);
 }
 
 /* Copy a window between two buffers laid out as the round. */
-static void copy_window(const coll_radix_run_t *cy, char *dst, const char *src, const window_t *w,
+static void copy_window(shmcoll_task_t *task, char *dst, const char *src, const window_t *w,
                         int out) {
+    const shmcoll_reduce_op_t *op = task->args->op;
     for (int i = 0; i < w->nranges; i++) {
         if (w->hi[i] <= w->lo[i]) continue;
-        const size_t offset = w->lo[i] * cy->op->extent;
-        const size_t bytes = shmcoll_reduce_op_span(cy->op, w->hi[i] - w->lo[i]);
+        const size_t offset = w->lo[i] * op->extent;
+        const size_t bytes = shmcoll_reduce_op_span(op, w->hi[i] - w->lo[i]);
         if (out)
-            coll_copy_out(cy->team, dst + offset, src + offset, bytes);
+            coll_copy_out(task, dst + offset, src + offset, bytes);
         else
-            coll_copy(cy->team, dst + offset, src + offset, bytes);
+            coll_copy(task, dst + offset, src + offset, bytes);
     }
 }
 
 /* out = fold of the first m operand buffers over a window. */
-static void fold_window(coll_radix_run_t *cy, int m, char *out, const window_t *w) {
+static void fold_window(shmcoll_task_t *task, coll_radix_run_t *cy, int m, char *out,
+                        const window_t *w) {
+    const shmcoll_reduce_op_t *op = task->args->op;
     for (int i = 0; i < w->nranges; i++) {
         if (w->hi[i] <= w->lo[i]) continue;
-        for (int k = 0; k < m; k++) cy->x[k] = at(cy, cy->bases[k], w->lo[i]);
-        shmcoll_coll_fold_ordered(cy->team, cy->op, cy->x, m, out + w->lo[i] * cy->op->extent,
+        for (int k = 0; k < m; k++) cy->x[k] = at(task, cy->bases[k], w->lo[i]);
+        shmcoll_coll_fold_ordered(task, op, cy->x, m, out + w->lo[i] * op->extent,
                                   w->hi[i] - w->lo[i]);
     }
 }
 
 /* Step 0: the input goes into the slot, except the window this member folds itself. */
-static shmcoll_status_t publish_input(coll_radix_run_t *cy, const char *input, uint64_t step) {
-    shmcoll_channel_t *ch = &cy->team->channel;
-    const int p = ch->size, stride = shmcoll_pattern_cyclic_stride(cy->f, cy->f->nsteps - 1);
-    const window_t w = window_of(cy, ch->rank + stride, p - stride);
-    if (!window_empty(&w)) {
-        SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
-        copy_window(cy, slot_of(cy, ch->rank, step), input, &w, 0);
-    }
-    shmcoll_channel_post(ch, step);
-    return SHMCOLL_OK;
+static window_t published(const shmcoll_task_t *task, const coll_radix_run_t *cy) {
+    const int p = task->ch->size, stride = shmcoll_pattern_cyclic_stride(&cy->f, cy->f.nsteps - 1);
+    return window_of(task, cy, task->ch->rank + stride, p - stride);
 }
 
-/* Reduce-scatter step j, reading the step before `step`: the window shrinks to S blocks. */
-static shmcoll_status_t reduce_scatter_step(coll_radix_run_t *cy, int j, uint64_t step,
-                                            const char *input) {
-    shmcoll_channel_t *ch = &cy->team->channel;
-    const int p = ch->size, me = ch->rank, radix = cy->f->radix[j];
-    const int stride = shmcoll_pattern_cyclic_stride(cy->f, j);
-    const int shortest = shmcoll_pattern_cyclic_count(p, cy->f, j, radix - 1);
-    const window_t all = window_of(cy, me, stride);
-    if (!window_empty(&all)) {
-        cy->bases[0] = j == cy->f->nsteps - 1 ? (const void *)input : slot_of(cy, me, step - 1);
-        for (int d = 1; d < radix; d++) {
-            const int behind = shmcoll_pattern_cyclic_behind(p, cy->f, j, d, me);
-            const window_t piece = window_of(cy, me, shmcoll_pattern_cyclic_count(p, cy->f, j, d));
-            if (!window_empty(&piece))
-                SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, behind, step - 1));
-            cy->bases[d] = slot_of(cy, behind, step - 1);
-        }
-        SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
-        char *out = slot_of(cy, me, step);
-        /* Every piece covers the first `shortest` blocks; only the last may end there. */
-        const window_t head = window_of(cy, me, shortest);
-        fold_window(cy, radix, out, &head);
-        if (shortest < stride) {
-            const window_t tail = window_of(cy, me + shortest, stride - shortest);
-            fold_window(cy, radix - 1, out, &tail);
-        }
-    }
-    shmcoll_channel_post(ch, step);
-    shmcoll_channel_ack(ch, step - 1);
-    return SHMCOLL_OK;
+static int publish_writes(shmcoll_task_t *task, coll_radix_run_t *cy) {
+    const window_t w = published(task, cy);
+    return !window_empty(&w);
 }
 
-/* Allgather step j, reading the step before `step`: the window grows to min(S F, p) blocks. The
- * last step fills recvbuf. */
-static shmcoll_status_t allgather_step(coll_radix_run_t *cy, int j, uint64_t step, char *recvbuf) {
-    shmcoll_channel_t *ch = &cy->team->channel;
-    const int p = ch->size, me = ch->rank, radix = cy->f->radix[j];
-    const int last = j == cy->f->nsteps - 1, stride = shmcoll_pattern_cyclic_stride(cy->f, j);
-    char *target = recvbuf;
-    if (!last) {
-        const window_t grown = window_of(cy, me, shmcoll_pattern_cyclic_window(p, cy->f, j + 1));
-        if (!window_empty(&grown)) SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
-        target = slot_of(cy, me, step);
-    }
-    const window_t own = window_of(cy, me, stride);
-    copy_window(cy, target, slot_of(cy, me, step - 1), &own, last);
-    for (int d = 1; d < radix; d++) {
-        const int ahead = shmcoll_pattern_cyclic_ahead(p, cy->f, j, d, me);
-        const window_t piece = window_of(cy, ahead, shmcoll_pattern_cyclic_count(p, cy->f, j, d));
-        if (window_empty(&piece)) continue;
-        SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, ahead, step - 1));
-        copy_window(cy, target, slot_of(cy, ahead, step - 1), &piece, last);
-    }
-    if (!last) shmcoll_channel_post(ch, step);
-    shmcoll_channel_ack(ch, step - 1);
-    return SHMCOLL_OK;
+static void publish(shmcoll_task_t *task, coll_radix_run_t *cy) {
+    const window_t w = published(task, cy);
+    copy_window(task, slot_of(task, cy, task->ch->rank, cy->step), cy->input, &w, 0);
 }
 
-static shmcoll_status_t cyclic_round(coll_radix_run_t *cy, const char *input, char *recvbuf,
-                                     size_t n) {
-    shmcoll_channel_t *ch = &cy->team->channel;
-    const int nsteps = cy->f->nsteps;
-    cy->blocks = coll_blocks_equal(cy->op, n, ch->size);
-    uint64_t step = shmcoll_channel_next_step(ch);
-    SHMCOLL_CHECK(publish_input(cy, input, step));
-    for (int j = nsteps - 1; j >= 0; j--) {
-        step = shmcoll_channel_next_step(ch);
-        SHMCOLL_CHECK(reduce_scatter_step(cy, j, step, input));
-    }
-    for (int j = 0; j < nsteps; j++) {
-        step = shmcoll_channel_next_step(ch);
-        SHMCOLL_CHECK(allgather_step(cy, j, step, recvbuf));
-    }
-    shmcoll_channel_ack(ch, step);
-    return SHMCOLL_OK;
+/* Reduce-scatter step j, reading the step before: the window shrinks to S blocks. Operand d >= 1
+ * is the piece of the member d*S behind, waited for when not empty. */
+static int reduce_scatter_begin(shmcoll_task_t *task, coll_radix_run_t *cy) {
+    const window_t all =
+        window_of(task, cy, task->ch->rank, shmcoll_pattern_cyclic_stride(&cy->f, cy->j));
+    return !window_empty(&all);
 }
 
-shmcoll_status_t shmcoll_coll_allreduce_cyclic_radix(shmcoll_team_t *team, const void *sendbuf,
-                                                     void *recvbuf, size_t count,
-                                                     const shmcoll_reduce_op_t *op,
-                                                     const shmcoll_pattern_radix_t *f) {
-    if (shmcoll_pattern_cyclic_check(team->size, f) != SHMCOLL_OK) return SHMCOLL_ERR_INVALID;
-    if (!op->commutative) return SHMCOLL_ERR_NOT_SUPPORTED;
-    return shmcoll_coll_radix_run(team, sendbuf, recvbuf, count, op, f, cyclic_round);
+static int reduce_scatter_peer(shmcoll_task_t *task, coll_radix_run_t *cy, int d) {
+    const int p = task->ch->size, me = task->ch->rank;
+    if (d == 0) return -1;
+    const window_t piece =
+        window_of(task, cy, me, shmcoll_pattern_cyclic_count(p, &cy->f, cy->j, d));
+    return window_empty(&piece) ? -1 : shmcoll_pattern_cyclic_behind(p, &cy->f, cy->j, d, me);
 }
 
-shmcoll_status_t shmcoll_coll_allreduce_cyclic(shmcoll_team_t *team, const void *sendbuf,
-                                               void *recvbuf, size_t count,
-                                               const shmcoll_reduce_op_t *op) {
-    if (!op->commutative) return SHMCOLL_ERR_NOT_SUPPORTED;
+static void reduce_scatter(shmcoll_task_t *task, coll_radix_run_t *cy) {
+    const int p = task->ch->size, me = task->ch->rank, j = cy->j, radix = cy->f.radix[j];
+    const int stride = shmcoll_pattern_cyclic_stride(&cy->f, j);
+    const int shortest = shmcoll_pattern_cyclic_count(p, &cy->f, j, radix - 1);
+    const uint64_t step = cy->step;
+    cy->bases[0] =
+        j == cy->f.nsteps - 1 ? (const void *)cy->input : slot_of(task, cy, me, step - 1);
+    for (int d = 1; d < radix; d++)
+        cy->bases[d] =
+            slot_of(task, cy, shmcoll_pattern_cyclic_behind(p, &cy->f, j, d, me), step - 1);
+    char *out = slot_of(task, cy, me, step);
+    /* Every piece covers the first `shortest` blocks; only the last may end there. */
+    const window_t head = window_of(task, cy, me, shortest);
+    fold_window(task, cy, radix, out, &head);
+    if (shortest < stride) {
+        const window_t tail = window_of(task, cy, me + shortest, stride - shortest);
+        fold_window(task, cy, radix - 1, out, &tail);
+    }
+}
+
+/* Allgather step j, reading the step before: the window grows to min(S F, p) blocks, from its
+ * own S blocks (part 0) and the window prefixes of the members d*S ahead (parts d >= 1). The last
+ * step fills recvbuf. */
+static int allgather_begin(shmcoll_task_t *task, coll_radix_run_t *cy) {
+    if (cy->last) return 0;
+    const window_t grown = window_of(
+        task, cy, task->ch->rank, shmcoll_pattern_cyclic_window(task->ch->size, &cy->f, cy->j + 1));
+    return !window_empty(&grown);
+}
+
+/* Part d's window and the member it comes from. */
+static window_t part(const shmcoll_task_t *task, const coll_radix_run_t *cy, int d, int *from) {
+    const int p = task->ch->size, me = task->ch->rank;
+    if (d == 0) {
+        *from = me;
+        return window_of(task, cy, me, shmcoll_pattern_cyclic_stride(&cy->f, cy->j));
+    }
+    *from = shmcoll_pattern_cyclic_ahead(p, &cy->f, cy->j, d, me);
+    return window_of(task, cy, *from, shmcoll_pattern_cyclic_count(p, &cy->f, cy->j, d));
+}
+
+static int allgather_peer(shmcoll_task_t *task, coll_radix_run_t *cy, int d) {
+    int from;
+    const window_t w = part(task, cy, d, &from);
+    return d == 0 || !window_empty(&w) ? from : -1;
+}
+
+static void allgather_copy(shmcoll_task_t *task, coll_radix_run_t *cy, int d) {
+    int from;
+    const window_t w = part(task, cy, d, &from);
+    char *target = cy->last ? cy->recvbuf : slot_of(task, cy, task->ch->rank, cy->step);
+    copy_window(task, target, slot_of(task, cy, from, cy->step - 1), &w, cy->last);
+}
+
+static const coll_radix_steps_t cyclic_steps = {
+    .reduce_scatter_down = 1,
+    .publish_writes = publish_writes,
+    .publish = publish,
+    .reduce_scatter_begin = reduce_scatter_begin,
+    .reduce_scatter_peer = reduce_scatter_peer,
+    .reduce_scatter = reduce_scatter,
+    .allgather_begin = allgather_begin,
+    .allgather_peer = allgather_peer,
+    .allgather_copy = allgather_copy,
+};
+
+/* params.factors, or the default factorisation of the team size; INVALID (every member alike,
+ * before any step) for one that does not fit the team size, NOT_SUPPORTED for an op that does not
+ * commute (before the default factorisation is looked up, when none is given). */
+static shmcoll_status_t cyclic_init(shmcoll_task_t *task) {
+    const int p = task->ch->size;
+    const int commutative = task->args->op->commutative;
     shmcoll_pattern_radix_t f;
-    SHMCOLL_CHECK(shmcoll_coll_radix_default(SHMCOLL_COLL_RADIX_CYCLIC, team->size, &f));
-    return shmcoll_coll_allreduce_cyclic_radix(team, sendbuf, recvbuf, count, op, &f);
+    if (task->params.factors) {
+        f = *task->params.factors;
+    } else {
+        if (!commutative) return SHMCOLL_ERR_NOT_SUPPORTED;
+        SHMCOLL_CHECK(shmcoll_coll_radix_default(SHMCOLL_COLL_RADIX_CYCLIC, p, &f));
+    }
+    if (shmcoll_pattern_cyclic_check(p, &f) != SHMCOLL_OK) return SHMCOLL_ERR_INVALID;
+    if (!commutative) return SHMCOLL_ERR_NOT_SUPPORTED;
+    return shmcoll_coll_radix_init(task, &f);
 }
+
+static shmcoll_status_t cyclic_progress(shmcoll_task_t *task) {
+    return shmcoll_coll_radix_progress(task, &cyclic_steps);
+}
+
+const shmcoll_task_ops_t shmcoll_coll_allreduce_cyclic_ops = {.init = cyclic_init,
+                                                              .progress = cyclic_progress};

@@ -3,83 +3,116 @@
  * Round t: every non-root member copies piece t of its block into its buffer (inline area for
  * blocks of at most 64 bytes) and posts; the root copies the pieces out, visiting members from
  * its right-hand neighbour on. Senders run a round ahead thanks to the two parities. Blocks of
- * SHMCOLL_CMA_MIN bytes and more move single-copy instead (coll/single_copy.c).
+ * SHMCOLL_CMA_MIN bytes and more move single-copy instead (coll/single_copy.c, the registry's
+ * single-copy row).
  *
  * Gatherv: only the root knows every block size. When single-copy serves the long blocks and the
  * short ones fit a chunk, every block's way follows from its own size and the whole call is one
- * step in which senders never wait for the root (the single-copy entry). Otherwise (no
- * cross-memory attach, or chunks smaller than SHMCOLL_CMA_MIN) the root first publishes the
- * longest block in one agreement step and every member derives the number of rounds from it:
- * a round trip more, which made small gathervs twice as slow as gathers. */
+ * step in which senders never wait for the root (the one-step row, coll/single_copy.c).
+ * Otherwise (no cross-memory attach, or chunks smaller than SHMCOLL_CMA_MIN) the root first
+ * publishes the longest block in one agreement step and every member derives from it whether
+ * the call moves single-copy and how many rounds it takes: a round trip more, which made small
+ * gathervs twice as slow as gathers. */
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 
-static shmcoll_status_t gather_rounds(shmcoll_team_t *team, const char *mine, size_t my_count,
-                                      char *recvbuf, const coll_bytes_t *blocks, size_t longest,
-                                      int root) {
-    shmcoll_channel_t *ch = &team->channel;
-    const int me = ch->rank, p = ch->size;
-    const int use_inline = longest <= SHMCOLL_INLINE_BYTES;
-    const size_t piece = use_inline ? SHMCOLL_INLINE_BYTES : ch->chunk;
-    const size_t rounds = coll_div_ceil(longest, piece);
-    coll_declare_working_set(team, longest * (size_t)(p + 1), longest);
+typedef struct gather_state {
+    int agreeing;          /* gatherv: agree on the longest block first */
+    int single;            /* gatherv: moves single-copy after agreeing */
+    uint64_t mine_longest; /* gatherv: what this member brings to the agreement */
+    int use_inline;
+    size_t piece;
+    size_t rounds;
+    size_t round;
+    uint64_t step;
+    coll_agree_t agree;
+    coll_single_t single_copy;
+    coll_collect_t collect;
+} gather_state_t;
 
-    if (me == root && mine) coll_copy(team, recvbuf + coll_bytes_displ(blocks, me), mine, my_count);
-    for (size_t round = 0; round < rounds; round++) {
-        const uint64_t step = shmcoll_channel_next_step(ch);
-        if (me != root) {
-            const size_t n = coll_round_bytes(my_count, round, piece);
-            if (n) {
-                SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
-                coll_copy(team, (void *)coll_slot(ch, me, step, use_inline), mine + round * piece,
-                          n);
-            }
-        }
-        shmcoll_channel_post(ch, step);
-        if (me == root)
-            SHMCOLL_CHECK(shmcoll_coll_collect_round(team, step, use_inline, 0, blocks, round,
-                                                     piece, recvbuf));
-        shmcoll_channel_ack(ch, step);
-    }
+_Static_assert(sizeof(gather_state_t) <= SHMCOLL_TASK_STATE_BYTES, "gather state");
+
+/* The rounds of blocks of up to `longest` bytes, and their working set. */
+static void gather_plan(shmcoll_task_t *task, gather_state_t *s, size_t longest) {
+    s->use_inline = longest <= SHMCOLL_INLINE_BYTES;
+    s->piece = s->use_inline ? SHMCOLL_INLINE_BYTES : task->ch->chunk;
+    s->rounds = coll_div_ceil(longest, s->piece);
+    coll_declare_working_set(task, longest * (size_t)(task->ch->size + 1), longest);
+}
+
+static void gather_init_common(gather_state_t *s) {
+    s->single = 0;
+    s->agree = (coll_agree_t){0};
+    s->single_copy = (coll_single_t){0};
+    s->collect = (coll_collect_t){0};
+}
+
+static shmcoll_status_t gather_pipeline_init(shmcoll_task_t *task) {
+    gather_state_t *s = SHMCOLL_TASK_STATE(task, gather_state_t);
+    gather_init_common(s);
+    s->agreeing = 0;
+    gather_plan(task, s, task->args->count);
     return SHMCOLL_OK;
 }
 
-static shmcoll_status_t gather_run(shmcoll_team_t *team, const char *mine, size_t my_count,
-                                   char *recvbuf, const coll_bytes_t *blocks, size_t longest,
-                                   int root) {
-    if (coll_single_copy(team, 1, longest))
-        return coll_end(team,
-                        shmcoll_coll_gather_single(team, mine, my_count, recvbuf, blocks, root),
-                        "single-copy");
-    return coll_end(team, gather_rounds(team, mine, my_count, recvbuf, blocks, longest, root),
-                    "pipeline");
+static shmcoll_status_t gatherv_pipeline_init(shmcoll_task_t *task) {
+    gather_state_t *s = SHMCOLL_TASK_STATE(task, gather_state_t);
+    const shmcoll_coll_args_t *a = task->args;
+    gather_init_common(s);
+    s->agreeing = 1;
+    s->mine_longest = 0;
+    if (task->ch->rank == a->root)
+        for (int r = 0; r < task->ch->size; r++)
+            if (r != a->root && a->recvcounts[r] > s->mine_longest)
+                s->mine_longest = a->recvcounts[r];
+    return SHMCOLL_OK;
 }
 
-shmcoll_status_t shmcoll_gather(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                size_t bytes, int root) {
-    if (root < 0 || root >= team->size) return SHMCOLL_ERR_INVALID;
-    shmcoll_status_t status = coll_begin(team, "gather");
-    if (status != SHMCOLL_OK) return status;
-    const coll_bytes_t blocks = {.bytes = bytes};
-    return gather_run(team, sendbuf, bytes, recvbuf, &blocks, bytes, root);
+static shmcoll_status_t gather_progress(shmcoll_task_t *task) {
+    gather_state_t *s = SHMCOLL_TASK_STATE(task, gather_state_t);
+    shmcoll_channel_t *ch = task->ch;
+    const shmcoll_coll_args_t *a = task->args;
+    const int me = ch->rank, root = a->root;
+    const coll_bytes_t blocks = coll_recv_blocks(a);
+    const char *mine = a->sendbuf;
+    const size_t my_count = a->kind == SHMCOLL_KIND_GATHERV ? a->sendbytes : a->count;
+    char *recvbuf = a->recvbuf;
+    SHMCOLL_RESUME_BEGIN(&task->pc);
+    if (s->agreeing) {
+        SHMCOLL_AWAIT_TEST(&task->pc,
+                           shmcoll_coll_agree_max(task, &s->agree, s->mine_longest, root));
+        s->single = coll_single_copy(task->team, 1, s->agree.result);
+        task->algo = s->single ? "single-copy" : "pipeline";
+        if (!s->single) gather_plan(task, s, s->agree.result);
+    }
+    if (s->single) {
+        SHMCOLL_AWAIT_TEST(&task->pc, shmcoll_coll_gather_single(task, &s->single_copy, mine,
+                                                                 my_count, recvbuf, &blocks, root));
+    } else {
+        if (me == root && mine)
+            coll_copy(task, recvbuf + coll_bytes_displ(&blocks, me), mine, my_count);
+        for (s->round = 0; s->round < s->rounds; s->round++) {
+            s->step = shmcoll_channel_next_step(ch);
+            if (me != root && coll_round_bytes(my_count, s->round, s->piece)) {
+                SHMCOLL_AWAIT(task, &task->pc,
+                              shmcoll_channel_test_claim(ch, s->step, &task->wait));
+                coll_copy(task, (void *)coll_slot(ch, me, s->step, s->use_inline),
+                          mine + s->round * s->piece,
+                          coll_round_bytes(my_count, s->round, s->piece));
+            }
+            shmcoll_channel_post(ch, s->step);
+            if (me == root)
+                SHMCOLL_AWAIT_TEST(
+                    &task->pc, shmcoll_coll_collect_round(task, &s->collect, s->step, s->use_inline,
+                                                          0, &blocks, s->round, s->piece, recvbuf));
+            shmcoll_channel_ack(ch, s->step);
+        }
+    }
+    SHMCOLL_RESUME_END(&task->pc);
 }
 
-shmcoll_status_t shmcoll_gatherv(shmcoll_team_t *team, const void *sendbuf, size_t sendbytes,
-                                 void *recvbuf, const size_t *recvbytes, const size_t *displs,
-                                 int root) {
-    if (root < 0 || root >= team->size) return SHMCOLL_ERR_INVALID;
-    shmcoll_status_t status = coll_begin(team, "gatherv");
-    if (status != SHMCOLL_OK) return status;
-    const coll_bytes_t blocks = {.counts = recvbytes, .displs = displs};
-    if (coll_one_step(team, team->channel.chunk))
-        return coll_end(
-            team, shmcoll_coll_gather_single(team, sendbuf, sendbytes, recvbuf, &blocks, root),
-            "one-step");
-    uint64_t longest = 0;
-    if (team->rank == root)
-        for (int r = 0; r < team->size; r++)
-            if (r != root && recvbytes[r] > longest) longest = recvbytes[r];
-    status = shmcoll_coll_agree_max(team, longest, root, &longest);
-    if (status != SHMCOLL_OK) return coll_end(team, status, "pipeline");
-    return gather_run(team, sendbuf, sendbytes, recvbuf, &blocks, longest, root);
-}
+const shmcoll_task_ops_t shmcoll_coll_gather_pipeline_ops = {.init = gather_pipeline_init,
+                                                             .progress = gather_progress};
+
+const shmcoll_task_ops_t shmcoll_coll_gatherv_pipeline_ops = {.init = gatherv_pipeline_init,
+                                                              .progress = gather_progress};

@@ -23,95 +23,124 @@
  * Messages of up to 64 bytes ride in the inline area of the post flag: one cache line per hop.
  * A possible refinement (XHC III-B): a chunk size per level, matched to its link. */
 #include "coll/algos_hier.h"
+#include "coll/coll.h"
 #include "coll/coll_internal.h"
 #include "coll/hier_schedule.h"
-#include "core/config.h"
+#include "base/config.h"
 #include "core/team_topo.h"
 
-#include <stdlib.h>
-
-shmcoll_status_t shmcoll_coll_hier_claim(shmcoll_channel_t *ch, shmcoll_coll_hier_claim_t *claim,
-                                         uint64_t step) {
+shmcoll_status_t shmcoll_coll_hier_test_claim(shmcoll_channel_t *ch,
+                                              shmcoll_coll_hier_claim_t *claim, uint64_t step,
+                                              shmcoll_wait_t *w) {
     if (claim->claimed == step) return SHMCOLL_OK;
     if (!claim->full_done[step & 1]) {
-        SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
+        SHMCOLL_CHECK(shmcoll_channel_test_claim(ch, step, w));
         claim->full_done[step & 1] = 1;
     } else {
         for (int k = 0; k < claim->nreaders; k++)
-            SHMCOLL_CHECK(shmcoll_channel_claim_one(ch, step, claim->readers[k]));
+            SHMCOLL_CHECK(shmcoll_channel_test_claim_one(ch, step, claim->readers[k], w));
     }
     claim->claimed = step;
     return SHMCOLL_OK;
 }
 
-/* This member's side of the tree. */
-typedef struct bcast_plan {
-    int parent; /* -1 at the root */
-    int depth;
-    int height;
-    shmcoll_coll_hier_claim_t claim; /* readers: the children */
-} bcast_plan_t;
-
-/* One step of one member: handles chunk k - depth when there is one. */
-static shmcoll_status_t bcast_step(shmcoll_team_t *team, bcast_plan_t *plan, char *buf,
-                                   size_t bytes, size_t piece, int use_inline, size_t k,
-                                   uint64_t step) {
-    shmcoll_channel_t *ch = &team->channel;
-    if (k < (size_t)plan->depth) return SHMCOLL_OK;
-    const size_t offset = (k - (size_t)plan->depth) * piece;
-    if (offset >= bytes) return SHMCOLL_OK;
-    const size_t n = bytes - offset < piece ? bytes - offset : piece;
-    void *mine = (void *)coll_slot(ch, ch->rank, step, use_inline);
-    if (plan->parent < 0) { /* the root publishes */
-        SHMCOLL_CHECK(shmcoll_coll_hier_claim(ch, &plan->claim, step));
-        coll_copy(team, mine, buf + offset, n);
-        return SHMCOLL_OK;
-    }
-    SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, plan->parent, step - 1));
-    const void *from = coll_slot(ch, plan->parent, step - 1, use_inline);
-    if (plan->claim.nreaders) { /* republish for the children, then copy out locally */
-        SHMCOLL_CHECK(shmcoll_coll_hier_claim(ch, &plan->claim, step));
-        coll_copy(team, mine, from, n);
-        from = mine;
-    }
-    coll_copy_out(team, buf + offset, from, n);
+shmcoll_status_t shmcoll_coll_hier_bcast_setup(shmcoll_task_t *task, shmcoll_coll_hier_bcast_t *b,
+                                               void *buf, size_t bytes, int root) {
+    shmcoll_channel_t *ch = task->ch;
+    b->buf = buf;
+    b->bytes = bytes;
+    b->single = bytes == 0 || ch->size == 1;
+    b->hier = NULL;
+    if (b->single) return SHMCOLL_OK;
+    const shmcoll_topo_hier_t *hier = NULL;
+    shmcoll_status_t status =
+        shmcoll_team_hierarchy_take(&task->team->hiers, shmcoll_config()->hier_bcast,
+                                    shmcoll_coll_hier_lookup_root(root), &hier);
+    if (status == SHMCOLL_ERR_INVALID) return SHMCOLL_ERR_NOT_SUPPORTED; /* a bad level list */
+    SHMCOLL_CHECK(status);
+    const shmcoll_coll_hier_source_t source = SHMCOLL_COLL_HIER_FROM_ROOT;
+    b->hier = hier;
+    b->parent = shmcoll_coll_hier_parent(hier, source, ch->rank, NULL);
+    b->depth = shmcoll_coll_hier_depth(hier, source, ch->rank);
+    b->use_inline = bytes <= SHMCOLL_INLINE_BYTES;
+    b->piece = b->use_inline ? SHMCOLL_INLINE_BYTES : ch->chunk;
+    b->steps = coll_div_ceil(bytes, b->piece) + (size_t)shmcoll_coll_hier_height(hier, source);
+    coll_declare_working_set(task, 2 * bytes, bytes); /* YHCCL Algorithm 3 */
     return SHMCOLL_OK;
 }
 
-shmcoll_status_t shmcoll_coll_bcast_hier(shmcoll_team_t *team, void *buf, size_t bytes, int root) {
-    if (root < 0 || root >= team->size) return SHMCOLL_ERR_INVALID;
-    if (bytes == 0 || team->size == 1) return SHMCOLL_OK;
-    const shmcoll_topo_hier_t *hier = NULL;
-    shmcoll_status_t status =
-        shmcoll_team_hierarchy(team, shmcoll_config()->hier_bcast, root, &hier);
-    if (status == SHMCOLL_ERR_INVALID) return SHMCOLL_ERR_NOT_SUPPORTED; /* a bad level list */
-    SHMCOLL_CHECK(status);
-
-    shmcoll_channel_t *ch = &team->channel;
-    int *children = malloc(sizeof(int) * (size_t)team->size);
-    if (!children) return SHMCOLL_ERR_NO_MEMORY;
-    const shmcoll_coll_hier_source_t source = SHMCOLL_COLL_HIER_FROM_ROOT;
-    bcast_plan_t plan = {
-        .parent = shmcoll_coll_hier_parent(hier, source, ch->rank, NULL),
-        .depth = shmcoll_coll_hier_depth(hier, source, ch->rank),
-        .height = shmcoll_coll_hier_height(hier, source),
-        .claim = {.readers = children,
-                  .nreaders = shmcoll_coll_hier_children(hier, source, ch->rank, children)},
-    };
-    const int use_inline = bytes <= SHMCOLL_INLINE_BYTES;
-    const size_t piece = use_inline ? SHMCOLL_INLINE_BYTES : ch->chunk;
-    const size_t steps = coll_div_ceil(bytes, piece) + (size_t)plan.height;
-    coll_declare_working_set(team, 2 * bytes, bytes); /* YHCCL Algorithm 3 */
-
-    uint64_t step = ch->step;
-    for (size_t k = 0; k < steps; k++) {
-        step = shmcoll_channel_next_step(ch);
-        status = bcast_step(team, &plan, buf, bytes, piece, use_inline, k, step);
-        if (status != SHMCOLL_OK) break;
-        shmcoll_channel_post(ch, step);
-        if (k) shmcoll_channel_ack(ch, step - 1); /* read in this step: the parent's step-1 */
+/* Step k of one member handles chunk k - depth when there is one: the root publishes it; a
+ * member with children copies its parent's slot into its own (republishes), then copies out. */
+shmcoll_status_t shmcoll_coll_hier_bcast_run(shmcoll_task_t *task, shmcoll_coll_hier_bcast_t *b,
+                                             int *pc) {
+    shmcoll_channel_t *ch = task->ch;
+    const size_t depth = (size_t)b->depth;
+    SHMCOLL_RESUME_BEGIN(pc);
+    if (b->single) return SHMCOLL_OK;
+    {
+        /* The children, this run's claim readers: in the lane's scratch, which is this task's
+         * while it runs. */
+        int *children = task->lane->ints;
+        shmcoll_coll_hier_claim_reset(
+            &b->claim, children,
+            shmcoll_coll_hier_children(b->hier, SHMCOLL_COLL_HIER_FROM_ROOT, ch->rank, children));
     }
-    if (status == SHMCOLL_OK) shmcoll_channel_ack(ch, step);
-    free(children);
-    return status;
+    for (b->k = 0; b->k < b->steps; b->k++) {
+        b->step = shmcoll_channel_next_step(ch);
+        if (b->k >= depth && (b->k - depth) * b->piece < b->bytes) {
+            if (b->parent < 0) { /* the root publishes */
+                SHMCOLL_AWAIT(task, pc,
+                              shmcoll_coll_hier_test_claim(ch, &b->claim, b->step, &task->wait));
+                coll_copy(task, (void *)coll_slot(ch, ch->rank, b->step, b->use_inline),
+                          b->buf + (b->k - depth) * b->piece,
+                          coll_round_bytes(b->bytes, b->k - depth, b->piece));
+            } else {
+                SHMCOLL_AWAIT(task, pc,
+                              shmcoll_channel_test_post(ch, b->parent, b->step - 1, &task->wait));
+                if (b->claim.nreaders) /* republish for the children, then copy out locally */
+                    SHMCOLL_AWAIT(
+                        task, pc,
+                        shmcoll_coll_hier_test_claim(ch, &b->claim, b->step, &task->wait));
+                const size_t n = coll_round_bytes(b->bytes, b->k - depth, b->piece);
+                const void *from = coll_slot(ch, b->parent, b->step - 1, b->use_inline);
+                if (b->claim.nreaders) {
+                    void *mine = (void *)coll_slot(ch, ch->rank, b->step, b->use_inline);
+                    coll_copy(task, mine, from, n);
+                    from = mine;
+                }
+                coll_copy_out(task, b->buf + (b->k - depth) * b->piece, from, n);
+            }
+        }
+        shmcoll_channel_post(ch, b->step);
+        if (b->k) shmcoll_channel_ack(ch, b->step - 1); /* read in this step: the parent's step-1 */
+    }
+    shmcoll_channel_ack(ch, b->step);
+    SHMCOLL_RESUME_END(pc);
 }
+
+/* ---- The task ------------------------------------------------------------------------------ */
+
+_Static_assert(sizeof(shmcoll_coll_hier_bcast_t) <= SHMCOLL_TASK_STATE_BYTES,
+               "shmcoll_coll_hier_bcast_t too large");
+
+static shmcoll_status_t bcast_hier_init(shmcoll_task_t *task) {
+    return shmcoll_coll_hier_bcast_setup(task, SHMCOLL_TASK_STATE(task, shmcoll_coll_hier_bcast_t),
+                                         task->args->recvbuf, task->args->count, task->args->root);
+}
+
+static shmcoll_status_t bcast_hier_progress(shmcoll_task_t *task) {
+    return shmcoll_coll_hier_bcast_run(task, SHMCOLL_TASK_STATE(task, shmcoll_coll_hier_bcast_t),
+                                       &task->pc);
+}
+
+void shmcoll_coll_hier_bcast_done(shmcoll_task_t *task, shmcoll_coll_hier_bcast_t *b) {
+    shmcoll_team_hierarchy_release(&task->team->hiers, b->hier);
+    b->hier = NULL;
+}
+
+static void bcast_hier_fini(shmcoll_task_t *task) {
+    shmcoll_coll_hier_bcast_done(task, SHMCOLL_TASK_STATE(task, shmcoll_coll_hier_bcast_t));
+}
+
+const shmcoll_task_ops_t shmcoll_coll_bcast_hier_ops = {
+    .init = bcast_hier_init, .progress = bcast_hier_progress, .fini = bcast_hier_fini};

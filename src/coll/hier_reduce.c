@@ -34,34 +34,15 @@
  * Possible refinements: a chunk size per level; reducing one's own part straight from the send
  * buffer (MA style) to skip part of the copy-in. */
 #include "coll/algos_hier.h"
+#include "coll/coll.h"
 #include "coll/coll_internal.h"
 #include "coll/hier_schedule.h"
-#include "core/config.h"
+#include "base/config.h"
 #include "core/team_topo.h"
 
-#include <stdlib.h>
+typedef shmcoll_coll_hier_reduce_t hreduce_t;
 
-typedef struct hreduce {
-    shmcoll_team_t *team;
-    const shmcoll_topo_hier_t *hier;
-    const shmcoll_reduce_op_t *op;
-    const char *input;
-    char *recvbuf;
-    size_t count;
-    size_t n;      /* elements per chunk */
-    size_t chunks; /* ceil(count / n) */
-    size_t align;  /* elements per cache line: parts start on one */
-    /* Regions of a buffer, in bytes: the copied-in chunk, each level's part, the result. */
-    size_t off_in, off_part[SHMCOLL_TOPO_MAX_LEVELS + 1], off_down;
-    int levels;      /* of the hierarchy, L */
-    int my_levels;   /* levels this member reduces at: 0 .. my_levels-1 */
-    int down_depth;  /* 0: gets no result; else the result's chunk c reaches it in step c+L+d */
-    int down_parent; /* -1: reads the top group's parts */
-    int nchildren;   /* members that copy the result from this one */
-    shmcoll_coll_hier_claim_t claim;
-    int *feeders;        /* scratch, [size] */
-    const char **inputs; /* scratch, [size] */
-} hreduce_t;
+enum { MODE_NOTHING, MODE_COPY, MODE_RUN };
 
 static size_t round_line(size_t bytes) {
     return (bytes + 63) & ~(size_t)63;
@@ -86,9 +67,8 @@ static size_t layout(hreduce_t *h, size_t n, int with_down) {
     return at;
 }
 
-/* The largest chunk whose regions fit a buffer (0: not even one element). */
-static size_t chunk_elements(hreduce_t *h, int with_down) {
-    const size_t buffer = h->team->channel.chunk;
+/* The largest chunk whose regions fit a buffer of `buffer` bytes (0: not even one element). */
+static size_t chunk_elements(hreduce_t *h, size_t buffer, int with_down) {
     size_t lo = 0, hi = buffer / h->op->extent;
     while (lo < hi) {
         const size_t mid = lo + (hi - lo + 1) / 2;
@@ -106,36 +86,40 @@ static size_t chunk_len(const hreduce_t *h, size_t c) {
     return h->count - first < h->n ? h->count - first : h->n;
 }
 
-static char *slot(const hreduce_t *h, int rank, uint64_t step, size_t offset) {
-    return (char *)shmcoll_channel_buffer(&h->team->channel, rank, step) + offset;
+static char *slot(const shmcoll_channel_t *ch, int rank, uint64_t step, size_t offset) {
+    return (char *)shmcoll_channel_buffer(ch, rank, step) + offset;
 }
 
 /* out = in[0] op in[1] op ... op in[m-1] over n elements, folded from the right (the canonical
  * order given MPI's in/inout function shape; see coll_fold_first). One input: a copy. */
-static void fold(hreduce_t *h, const char *const *in, int m, size_t n, char *out) {
+static void fold(shmcoll_task_t *task, const shmcoll_reduce_op_t *op, const void *const *in, int m,
+                 size_t n, char *out) {
     if (m == 1) {
-        coll_copy(h->team, out, in[0], shmcoll_reduce_op_span(h->op, n));
+        coll_copy(task, out, in[0], shmcoll_reduce_op_span(op, n));
         return;
     }
-    coll_reduce(h->team, h->op, in[m - 2], in[m - 1], out, n);
-    for (int k = m - 3; k >= 0; k--) coll_reduce(h->team, h->op, in[k], out, out, n);
+    coll_reduce(task, op, in[m - 2], in[m - 1], out, n);
+    for (int k = m - 3; k >= 0; k--) coll_reduce(task, op, in[k], out, out, n);
 }
 
-/* Level i of chunk c: fold this member's part of its group's inputs into its level-i region. */
-static shmcoll_status_t reduce_level(hreduce_t *h, int i, size_t c, uint64_t step) {
-    shmcoll_channel_t *ch = &h->team->channel;
+/* This member's part [*lo, *lo + *len) of chunk c at level i. */
+static void level_part(const hreduce_t *h, int me, int i, size_t c, size_t *lo, size_t *len) {
+    const shmcoll_topo_level_t *l = &h->hier->levels[i];
+    const shmcoll_topo_group_t *g = &l->groups[l->group_of[me]];
+    shmcoll_coll_hier_part(chunk_len(h, c), g->nmembers, h->align, l->slot[me], lo, len);
+}
+
+/* Level i of chunk c, once its feeders have posted step-1: fold this member's part of its
+ * group's inputs into its level-i region. */
+static void fold_level(shmcoll_task_t *task, const hreduce_t *h, int i, size_t c, uint64_t step) {
+    const shmcoll_channel_t *ch = task->ch;
     const shmcoll_topo_level_t *l = &h->hier->levels[i];
     const shmcoll_topo_group_t *g = &l->groups[l->group_of[ch->rank]];
     const size_t nc = chunk_len(h, c), extent = h->op->extent;
+    const void **inputs = task->lane->ptrs; /* g->nmembers <= p */
     size_t lo, len;
-    shmcoll_coll_hier_part(nc, g->nmembers, h->align, l->slot[ch->rank], &lo, &len);
-    if (!len) return SHMCOLL_OK;
-    SHMCOLL_CHECK(shmcoll_coll_hier_claim(ch, &h->claim, step));
-    const int nfeeders = shmcoll_coll_hier_feeders(h->hier, i, ch->rank, nc, h->align, h->feeders);
-    for (int f = 0; f < nfeeders; f++)
-        if (h->feeders[f] != ch->rank)
-            SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, h->feeders[f], step - 1));
-    char *out = slot(h, ch->rank, step, h->off_part[i]);
+    level_part(h, ch->rank, i, c, &lo, &len);
+    char *out = slot(ch, ch->rank, step, h->off_part[i]);
     const size_t in_offset = i == 0 ? h->off_in : h->off_part[i - 1];
     /* Cut the part where any member's input changes holder; fold each piece. */
     for (size_t e = lo, end; e < lo + len; e = end) {
@@ -144,64 +128,61 @@ static shmcoll_status_t reduce_level(hreduce_t *h, int i, size_t c, uint64_t ste
             size_t first, piece_end;
             const int holder = shmcoll_coll_hier_holder(h->hier, i, g->members[k], nc, h->align, e,
                                                         &first, &piece_end);
-            h->inputs[k] = slot(h, holder, step - 1, in_offset) + (e - first) * extent;
+            inputs[k] = slot(ch, holder, step - 1, in_offset) + (e - first) * extent;
             end = piece_end < end ? piece_end : end;
         }
-        fold(h, h->inputs, g->nmembers, end - e, out + (e - lo) * extent);
+        fold(task, h->op, inputs, g->nmembers, end - e, out + (e - lo) * extent);
     }
-    return SHMCOLL_OK;
 }
 
-/* The result's chunk c reaches this member: from the top group's parts, or from its parent. */
-static shmcoll_status_t receive_result(hreduce_t *h, size_t c, uint64_t step) {
-    shmcoll_channel_t *ch = &h->team->channel;
-    const size_t nc = chunk_len(h, c), extent = h->op->extent;
-    const size_t span = shmcoll_reduce_op_span(h->op, nc);
-    char *dst = h->recvbuf + c * h->n * extent, *mine = slot(h, ch->rank, step, h->off_down);
-    char *target = h->nchildren ? mine : dst;
-    if (h->nchildren) SHMCOLL_CHECK(shmcoll_coll_hier_claim(ch, &h->claim, step));
-    if (h->down_parent < 0) {
-        const shmcoll_topo_group_t *top = &h->hier->levels[h->levels - 1].groups[0];
-        for (int t = 0; t < top->nmembers; t++) {
-            size_t lo, len;
-            shmcoll_coll_hier_part(nc, top->nmembers, h->align, t, &lo, &len);
-            if (!len) continue;
-            const int holder = top->members[t];
-            if (holder != ch->rank) SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, holder, step - 1));
-            const char *part = slot(h, holder, step - 1, h->off_part[h->levels - 1]);
-            const size_t part_span = shmcoll_reduce_op_span(h->op, len);
-            if (target == dst)
-                coll_copy_out(h->team, dst + lo * extent, part, part_span);
-            else
-                coll_copy(h->team, target + lo * extent, part, part_span);
-        }
-    } else {
-        SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, h->down_parent, step - 1));
-        const char *from = slot(h, h->down_parent, step - 1, h->off_down);
-        if (target == dst)
-            coll_copy_out(h->team, dst, from, span);
-        else
-            coll_copy(h->team, target, from, span);
-    }
-    if (target != dst) coll_copy_out(h->team, dst, mine, span);
-    return SHMCOLL_OK;
+/* The step lag of the result at this member: its chunk c arrives in step c + L + d. */
+static size_t result_lag(const hreduce_t *h) {
+    return (size_t)h->levels + (size_t)h->down_depth;
 }
 
-/* Step k of the collective: copy-in of chunk k, level i of chunk k-1-i, result chunk k-L-d. */
-static shmcoll_status_t reduce_step(hreduce_t *h, size_t k, uint64_t step) {
-    shmcoll_channel_t *ch = &h->team->channel;
-    if (k < h->chunks) {
-        SHMCOLL_CHECK(shmcoll_coll_hier_claim(ch, &h->claim, step));
-        coll_copy(h->team, slot(h, ch->rank, step, h->off_in), h->input + k * h->n * h->op->extent,
-                  shmcoll_reduce_op_span(h->op, chunk_len(h, k)));
-    }
-    for (int i = 0; i < h->my_levels && k >= (size_t)i + 1; i++)
-        if (k - 1 - (size_t)i < h->chunks)
-            SHMCOLL_CHECK(reduce_level(h, i, k - 1 - (size_t)i, step));
-    const size_t lag = (size_t)h->levels + (size_t)h->down_depth;
-    if (h->down_depth && k >= lag && k - lag < h->chunks)
-        SHMCOLL_CHECK(receive_result(h, k - lag, step));
-    return SHMCOLL_OK;
+static const shmcoll_topo_group_t *top_group(const hreduce_t *h) {
+    return &h->hier->levels[h->levels - 1].groups[0];
+}
+
+/* Elements of the top group's part t of chunk c. */
+static size_t top_part_len(const hreduce_t *h, size_t c, int t) {
+    size_t lo, len;
+    shmcoll_coll_hier_part(chunk_len(h, c), top_group(h)->nmembers, h->align, t, &lo, &len);
+    return len;
+}
+
+/* The result's chunk c goes to the receive buffer, or to this member's result region of `step`
+ * when it has children to republish it for. */
+static char *result_target(const shmcoll_task_t *task, const hreduce_t *h, size_t c,
+                           uint64_t step) {
+    return h->nchildren ? slot(task->ch, task->ch->rank, step, h->off_down)
+                        : h->recvbuf + c * h->n * h->op->extent;
+}
+
+static void copy_result(shmcoll_task_t *task, const hreduce_t *h, char *to, const char *from,
+                        size_t span) {
+    if (h->nchildren)
+        coll_copy(task, to, from, span);
+    else
+        coll_copy_out(task, to, from, span);
+}
+
+/* Part t of the result's chunk c, from its holder in the top group (which posted step-1). */
+static void copy_top_part(shmcoll_task_t *task, const hreduce_t *h, size_t c, int t,
+                          uint64_t step) {
+    size_t lo, len;
+    shmcoll_coll_hier_part(chunk_len(h, c), top_group(h)->nmembers, h->align, t, &lo, &len);
+    const char *part =
+        slot(task->ch, top_group(h)->members[t], step - 1, h->off_part[h->levels - 1]);
+    copy_result(task, h, result_target(task, h, c, step) + lo * h->op->extent, part,
+                shmcoll_reduce_op_span(h->op, len));
+}
+
+/* The result's chunk c from the parent's result region (which it posted in step-1). */
+static void copy_from_parent(shmcoll_task_t *task, const hreduce_t *h, size_t c, uint64_t step) {
+    copy_result(task, h, result_target(task, h, c, step),
+                slot(task->ch, h->down_parent, step - 1, h->off_down),
+                shmcoll_reduce_op_span(h->op, chunk_len(h, c)));
 }
 
 /* Adds the members of `more` that `into` lacks. */
@@ -214,91 +195,174 @@ static int merge(int *into, int n, const int *more, int nmore) {
     return n;
 }
 
-/* Both collectives; root COLL_ALL: allreduce. */
-static shmcoll_status_t reduce_hier(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                    size_t count, const shmcoll_reduce_op_t *op, int root) {
-    if (op->size == 0 || op->extent < op->size || (!op->kernel && !op->user_fn))
-        return SHMCOLL_ERR_NOT_SUPPORTED;
-    if (count == 0) return SHMCOLL_OK;
-    shmcoll_channel_t *ch = &team->channel;
-    const int me = ch->rank, p = ch->size;
-    const char *input = sendbuf ? sendbuf : recvbuf;
-    if (p == 1) {
-        coll_copy(team, recvbuf, input, shmcoll_reduce_op_span(op, count));
-        return SHMCOLL_OK;
-    }
+static shmcoll_status_t plan(shmcoll_task_t *task, hreduce_t *h);
+
+shmcoll_status_t shmcoll_coll_hier_reduce_setup(shmcoll_task_t *task, hreduce_t *h,
+                                                const void *sendbuf, void *recvbuf, size_t count,
+                                                const shmcoll_reduce_op_t *op, int root) {
+    if (!coll_op_usable(op)) return SHMCOLL_ERR_NOT_SUPPORTED;
+    const int p = task->ch->size;
+    h->op = op;
+    h->input = sendbuf ? sendbuf : recvbuf;
+    h->recvbuf = recvbuf;
+    h->count = count;
+    h->root = root;
+    h->mode = count == 0 ? MODE_NOTHING : p == 1 ? MODE_COPY : MODE_RUN;
+    h->hier = NULL;
+    if (h->mode != MODE_RUN) return SHMCOLL_OK;
     const shmcoll_topo_hier_t *hier = NULL;
-    shmcoll_status_t status = shmcoll_team_hierarchy(team, shmcoll_config()->hier_reduce,
-                                                     root == COLL_ALL ? -1 : root, &hier);
+    shmcoll_status_t status = shmcoll_team_hierarchy_take(
+        &task->team->hiers, shmcoll_config()->hier_reduce,
+        shmcoll_coll_hier_lookup_root(root == COLL_ALL ? -1 : root), &hier);
     if (status == SHMCOLL_ERR_INVALID) return SHMCOLL_ERR_NOT_SUPPORTED; /* a bad level list */
     SHMCOLL_CHECK(status);
+    h->hier = hier;
+    status = plan(task, h);
+    if (status != SHMCOLL_OK) shmcoll_coll_hier_reduce_done(task, h);
+    return status;
+}
+
+void shmcoll_coll_hier_reduce_done(shmcoll_task_t *task, hreduce_t *h) {
+    shmcoll_team_hierarchy_release(&task->team->hiers, h->hier);
+    h->hier = NULL;
+}
+
+/* The rest of setup, once the hierarchy is held: NOT_SUPPORTED or OK. */
+static shmcoll_status_t plan(shmcoll_task_t *task, hreduce_t *h) {
+    const shmcoll_topo_hier_t *hier = h->hier;
+    const shmcoll_reduce_op_t *op = h->op;
+    const int me = task->ch->rank, root = h->root;
+    const size_t count = h->count;
     if (!op->commutative)
         for (int i = 0; i < hier->nlevels; i++)
             if (!hier->levels[i].contiguous) return SHMCOLL_ERR_NOT_SUPPORTED;
 
-    hreduce_t h = {
-        .team = team,
-        .hier = hier,
-        .op = op,
-        .input = input,
-        .recvbuf = recvbuf,
-        .count = count,
-        .align = op->extent <= 64 && 64 % op->extent == 0 ? 64 / op->extent : 1,
-        .levels = hier->nlevels,
-        .my_levels = shmcoll_topo_hier_depth_of(hier, me),
-    };
-    coll_declare_working_set(team, 2 * shmcoll_reduce_op_span(op, count),
+    h->align = op->extent <= 64 && 64 % op->extent == 0 ? 64 / op->extent : 1;
+    h->levels = hier->nlevels;
+    h->my_levels = shmcoll_topo_hier_depth_of(hier, me);
+    coll_declare_working_set(task, 2 * shmcoll_reduce_op_span(op, count),
                              shmcoll_reduce_op_span(op, count));
-    h.n = chunk_elements(&h, root == COLL_ALL);
-    if (h.n == 0) return SHMCOLL_ERR_NOT_SUPPORTED; /* an element larger than the regions */
-    h.chunks = coll_div_ceil(count, h.n);
+    h->n = chunk_elements(h, task->ch->chunk, root == COLL_ALL);
+    if (h->n == 0) return SHMCOLL_ERR_NOT_SUPPORTED; /* an element larger than the regions */
+    h->chunks = coll_div_ceil(count, h->n);
 
-    int *readers = malloc(sizeof(int) * 3 * (size_t)p);
-    h.inputs = malloc(sizeof(char *) * (size_t)p);
-    if (!readers || !h.inputs) {
-        free(readers);
-        free(h.inputs);
-        return SHMCOLL_ERR_NO_MEMORY;
-    }
-    int *children = readers + p;
-    h.feeders = readers + 2 * p;
     int height = 1; /* reduce: only the root receives, from the top group's parts */
-    h.down_parent = -1;
-    h.down_depth = me == root;
+    h->down_parent = -1;
+    h->down_depth = me == root;
     if (root == COLL_ALL) {
         const shmcoll_coll_hier_source_t source = SHMCOLL_COLL_HIER_FROM_TOP;
-        h.down_parent = shmcoll_coll_hier_parent(hier, source, me, NULL);
-        h.down_depth = shmcoll_coll_hier_depth(hier, source, me);
-        h.nchildren = shmcoll_coll_hier_children(hier, source, me, children);
+        h->down_parent = shmcoll_coll_hier_parent(hier, source, me, NULL);
+        h->down_depth = shmcoll_coll_hier_depth(hier, source, me);
         height = shmcoll_coll_hier_height(hier, source);
     }
-    h.claim.readers = readers;
-    h.claim.nreaders = shmcoll_coll_hier_reduce_readers(hier, me, root, readers);
-    h.claim.nreaders = merge(readers, h.claim.nreaders, children, h.nchildren);
+    h->steps = h->chunks + (size_t)h->levels + (size_t)height;
+    return SHMCOLL_OK;
+}
 
-    const size_t steps = h.chunks + (size_t)h.levels + (size_t)height;
-    uint64_t step = ch->step;
-    for (size_t k = 0; k < steps; k++) {
-        step = shmcoll_channel_next_step(ch);
-        status = reduce_step(&h, k, step);
-        if (status != SHMCOLL_OK) break;
-        shmcoll_channel_post(ch, step);
-        if (k) shmcoll_channel_ack(ch, step - 1); /* read in this step: buffers of step-1 */
+/* Step k of the collective: copy-in of chunk k, level i of chunk k-1-i, result chunk k-L-d. */
+shmcoll_status_t shmcoll_coll_hier_reduce_run(shmcoll_task_t *task, hreduce_t *h, int *pc) {
+    shmcoll_channel_t *ch = task->ch;
+    const int me = ch->rank, p = ch->size;
+    const size_t extent = h->op->extent;
+    /* The lane's scratch, this task's while it runs: the claim's readers, the result's
+     * children, the feeders of the level in hand. */
+    int *readers = task->lane->ints, *children = readers + p, *feeders = readers + 2 * p;
+    SHMCOLL_RESUME_BEGIN(pc);
+    if (h->mode == MODE_NOTHING) return SHMCOLL_OK;
+    if (h->mode == MODE_COPY) {
+        coll_copy(task, h->recvbuf, h->input, shmcoll_reduce_op_span(h->op, h->count));
+        return SHMCOLL_OK;
     }
-    if (status == SHMCOLL_OK) shmcoll_channel_ack(ch, step);
-    free(readers);
-    free(h.inputs);
-    return status;
+    h->nchildren =
+        h->root == COLL_ALL
+            ? shmcoll_coll_hier_children(h->hier, SHMCOLL_COLL_HIER_FROM_TOP, me, children)
+            : 0;
+    shmcoll_coll_hier_claim_reset(
+        &h->claim, readers,
+        merge(readers, shmcoll_coll_hier_reduce_readers(h->hier, me, h->root, readers), children,
+              h->nchildren));
+
+    for (h->k = 0; h->k < h->steps; h->k++) {
+        h->step = shmcoll_channel_next_step(ch);
+        /* Copy-in of chunk k. */
+        if (h->k < h->chunks) {
+            SHMCOLL_AWAIT(task, pc,
+                          shmcoll_coll_hier_test_claim(ch, &h->claim, h->step, &task->wait));
+            coll_copy(task, slot(ch, me, h->step, h->off_in), h->input + h->k * h->n * extent,
+                      shmcoll_reduce_op_span(h->op, chunk_len(h, h->k)));
+        }
+        /* Level i of chunk k-1-i: fold this member's part of its group's inputs. */
+        for (h->i = 0; h->i < h->my_levels && h->k >= (size_t)h->i + 1; h->i++) {
+            if (h->k - 1 - (size_t)h->i >= h->chunks) continue;
+            {
+                size_t lo, len;
+                level_part(h, me, h->i, h->k - 1 - (size_t)h->i, &lo, &len);
+                if (!len) continue;
+            }
+            SHMCOLL_AWAIT(task, pc,
+                          shmcoll_coll_hier_test_claim(ch, &h->claim, h->step, &task->wait));
+            h->nfeeders = shmcoll_coll_hier_feeders(
+                h->hier, h->i, me, chunk_len(h, h->k - 1 - (size_t)h->i), h->align, feeders);
+            for (h->f = 0; h->f < h->nfeeders; h->f++)
+                if (feeders[h->f] != me)
+                    SHMCOLL_AWAIT(
+                        task, pc,
+                        shmcoll_channel_test_post(ch, feeders[h->f], h->step - 1, &task->wait));
+            fold_level(task, h, h->i, h->k - 1 - (size_t)h->i, h->step);
+        }
+        /* The result's chunk k-L-d reaches this member: from the top group's parts, or from its
+         * parent; into its own region first when it has children to republish it for. */
+        if (h->down_depth && h->k >= result_lag(h) && h->k - result_lag(h) < h->chunks) {
+            if (h->nchildren)
+                SHMCOLL_AWAIT(task, pc,
+                              shmcoll_coll_hier_test_claim(ch, &h->claim, h->step, &task->wait));
+            if (h->down_parent < 0) {
+                for (h->t = 0; h->t < top_group(h)->nmembers; h->t++) {
+                    if (!top_part_len(h, h->k - result_lag(h), h->t)) continue;
+                    if (top_group(h)->members[h->t] != me)
+                        SHMCOLL_AWAIT(task, pc,
+                                      shmcoll_channel_test_post(ch, top_group(h)->members[h->t],
+                                                                h->step - 1, &task->wait));
+                    copy_top_part(task, h, h->k - result_lag(h), h->t, h->step);
+                }
+            } else {
+                SHMCOLL_AWAIT(
+                    task, pc,
+                    shmcoll_channel_test_post(ch, h->down_parent, h->step - 1, &task->wait));
+                copy_from_parent(task, h, h->k - result_lag(h), h->step);
+            }
+            if (h->nchildren) { /* republished: now this member's own copy */
+                const size_t c = h->k - result_lag(h);
+                coll_copy_out(task, h->recvbuf + c * h->n * extent,
+                              slot(ch, me, h->step, h->off_down),
+                              shmcoll_reduce_op_span(h->op, chunk_len(h, c)));
+            }
+        }
+        shmcoll_channel_post(ch, h->step);
+        if (h->k) shmcoll_channel_ack(ch, h->step - 1); /* read in this step: buffers of step-1 */
+    }
+    shmcoll_channel_ack(ch, h->step);
+    SHMCOLL_RESUME_END(pc);
 }
 
-shmcoll_status_t shmcoll_coll_reduce_hier(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                          size_t count, const shmcoll_reduce_op_t *op, int root) {
-    if (root < 0 || root >= team->size) return SHMCOLL_ERR_INVALID;
-    return reduce_hier(team, sendbuf, recvbuf, count, op, root);
+/* ---- The task: reduce (root) and allreduce (COLL_ALL) -------------------------------------- */
+
+_Static_assert(sizeof(hreduce_t) <= SHMCOLL_TASK_STATE_BYTES,
+               "shmcoll_coll_hier_reduce_t too large");
+
+static shmcoll_status_t reduce_hier_init(shmcoll_task_t *task) {
+    const shmcoll_coll_args_t *a = task->args;
+    return shmcoll_coll_hier_reduce_setup(task, SHMCOLL_TASK_STATE(task, hreduce_t), a->sendbuf,
+                                          a->recvbuf, a->count, a->op, coll_reduction_root(task));
 }
 
-shmcoll_status_t shmcoll_coll_allreduce_hier(shmcoll_team_t *team, const void *sendbuf,
-                                             void *recvbuf, size_t count,
-                                             const shmcoll_reduce_op_t *op) {
-    return reduce_hier(team, sendbuf, recvbuf, count, op, COLL_ALL);
+static shmcoll_status_t reduce_hier_progress(shmcoll_task_t *task) {
+    return shmcoll_coll_hier_reduce_run(task, SHMCOLL_TASK_STATE(task, hreduce_t), &task->pc);
 }
+
+static void reduce_hier_fini(shmcoll_task_t *task) {
+    shmcoll_coll_hier_reduce_done(task, SHMCOLL_TASK_STATE(task, hreduce_t));
+}
+
+const shmcoll_task_ops_t shmcoll_coll_reduce_hier_ops = {
+    .init = reduce_hier_init, .progress = reduce_hier_progress, .fini = reduce_hier_fini};

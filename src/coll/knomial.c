@@ -36,299 +36,276 @@
  * (a member posts once its parent has posted the release); the root's single post is both.
  * Flags only, no claims. Steps: 2 height + 1; synchronisation: each member waits for its children
  * and for its parent. */
-#include "coll/algos_tree.h"
+#include "coll/coll.h"
 #include "coll/coll_internal.h"
 #include "patterns/knomial.h"
 
-#include <stdlib.h>
-
-#define STACK_CHILDREN 64
-
-int shmcoll_coll_knomial_height(int p, int k) {
-    /* Walk the digits of p-1 from the top: either keep the top digit (one more non-zero digit
-     * above, go on with the rest) or lower it by one, after which every digit below may be k-1. */
-    int best = 0, above = 0;
-    long long n = (long long)p - 1;
-    while (n > 0) {
-        long long place = 1;
-        int below = 0;
-        while (place * k <= n) place *= k, below++;
-        const long long top = n / place;
-        const int lowered = above + (top > 1) + below;
-        if (lowered > best) best = lowered;
-        above++;
-        n %= place;
-    }
-    return above > best ? above : best;
-}
-
-/* The tree as one member sees it. */
+/* The tree as one member sees it. Children are not listed: child c (in ascending relative rank,
+ * the fold order of the reduction) is computed when needed (tree_child), so the view is a few
+ * numbers whatever p and k, and lives in the task's state. */
 typedef struct tree_view {
-    int parent; /* -1 at the root */
+    int p, k, root; /* k clamped (clamp_radix) */
+    int v;          /* this member's rank relative to the root */
+    int parent;     /* -1 at the root */
     int depth;
     int nchildren;
-    int *children;         /* in ascending relative rank (the fold order of the reduction) */
-    const void **operands; /* nchildren + 1 entries for the reduction's fold */
-    int stack[STACK_CHILDREN];
-    const void *stack_operands[STACK_CHILDREN + 1];
 } tree_view_t;
 
-static int relative(int p, int root, int rank) {
-    return (rank - root + p) % p;
-}
-
-static shmcoll_status_t tree_view_init(tree_view_t *t, int p, int k, int root, int rank) {
-    t->parent = shmcoll_pattern_knomial_parent(p, k, root, rank);
-    t->depth = shmcoll_pattern_knomial_depth(p, k, root, rank);
-    const int most = shmcoll_pattern_knomial_max_children(p, k);
-    t->children = t->stack;
-    t->operands = t->stack_operands;
-    if (most > STACK_CHILDREN) {
-        t->children = malloc((size_t)most * sizeof(int));
-        t->operands = malloc((size_t)(most + 1) * sizeof(void *));
-        if (!t->children || !t->operands) {
-            free(t->children);
-            free(t->operands);
-            return SHMCOLL_ERR_NO_MEMORY;
-        }
-    }
-    t->nchildren = shmcoll_pattern_knomial_children(p, k, root, rank, t->children);
-    /* The pattern lists the largest subtree first; the fold wants ascending relative ranks. */
-    for (int i = 1; i < t->nchildren; i++)
-        for (int j = i;
-             j > 0 && relative(p, root, t->children[j]) < relative(p, root, t->children[j - 1]);
-             j--) {
-            int swap = t->children[j];
-            t->children[j] = t->children[j - 1];
-            t->children[j - 1] = swap;
-        }
-    return SHMCOLL_OK;
-}
-
-static void tree_view_fini(tree_view_t *t) {
-    if (t->children != t->stack) free(t->children);
-    if (t->operands != t->stack_operands) free(t->operands);
-}
-
-/* k >= p gives the same (flat) tree as k = p; clamping keeps the child arrays small. */
+/* k >= p gives the same (flat) tree as k = p; clamping keeps the places small. */
 static int clamp_radix(int p, int k) {
     return k > p ? (p > 2 ? p : 2) : k;
 }
 
+/* The children of v set one digit below its lowest non-zero one (every digit for the root) to
+ * 1..k-1 (patterns/knomial.h). In ascending relative rank they are place by place from the
+ * lowest, digit by digit, and once one lies beyond p so do all that follow: they are a prefix
+ * of that sequence, child c at place k^(c / (k-1)) with digit c % (k-1) + 1. */
+static void tree_view_init(tree_view_t *t, int p, int k, int root, int rank) {
+    t->p = p;
+    t->k = k;
+    t->root = root;
+    t->v = (rank - root + p) % p;
+    t->parent = shmcoll_pattern_knomial_parent(p, k, root, rank);
+    t->depth = shmcoll_pattern_knomial_depth(p, k, root, rank);
+    t->nchildren = 0;
+    for (long long place = 1; place < p && (t->v == 0 || (t->v / place) % k == 0); place *= k)
+        for (int d = 1; d < k && t->v + d * place < p; d++) t->nchildren++;
+}
+
+static int tree_child(const tree_view_t *t, int c) {
+    long long place = 1;
+    for (int i = 0; i < c / (t->k - 1); i++) place *= t->k;
+    const long long v = t->v + (long long)(c % (t->k - 1) + 1) * place;
+    return (int)((v + t->root) % t->p);
+}
+
 /* ---- Broadcast ------------------------------------------------------------------------------ */
 
-static shmcoll_status_t bcast_steps(shmcoll_team_t *team, char *buf, size_t bytes,
-                                    const tree_view_t *t, size_t height) {
-    shmcoll_channel_t *ch = &team->channel;
-    const int me = ch->rank;
-    const int use_inline = bytes <= SHMCOLL_INLINE_BYTES;
-    const size_t piece = use_inline ? SHMCOLL_INLINE_BYTES : ch->chunk;
-    const size_t chunks = coll_div_ceil(bytes, piece), depth = (size_t)t->depth;
-    coll_declare_working_set(team, 2 * bytes, bytes); /* YHCCL Algorithm 3 */
-    uint64_t step = ch->step;
-    for (size_t i = 0; i < chunks + height; i++) {
-        step = shmcoll_channel_next_step(ch);
-        if (i >= depth && i - depth < chunks) {
-            const size_t offset = (i - depth) * piece;
-            const size_t n = coll_round_bytes(bytes, i - depth, piece);
-            void *mine = (void *)coll_slot(ch, me, step, use_inline);
-            if (t->parent < 0) {
-                SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
-                coll_copy(team, mine, buf + offset, n);
-                shmcoll_channel_post(ch, step);
-            } else {
-                SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, t->parent, step - 1));
-                const void *from = coll_slot(ch, t->parent, step - 1, use_inline);
-                if (t->nchildren) {
-                    SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
-                    coll_copy(team, mine, from, n);
-                    shmcoll_channel_post(ch, step);
-                    /* Done with the parent's slot: the copy out reads our own. */
-                    shmcoll_channel_ack(ch, step - 1);
-                    from = mine;
-                }
-                coll_copy_out(team, buf + offset, from, n);
-            }
-        }
-        shmcoll_channel_ack(ch, step - 1);
-    }
-    shmcoll_channel_ack(ch, step);
+typedef struct bcast_knomial {
+    tree_view_t t;
+    int use_inline;
+    size_t piece, chunks, height;
+    size_t i; /* the step in hand, counted from 0 */
+    uint64_t step;
+} bcast_knomial_t;
+
+_Static_assert(sizeof(bcast_knomial_t) <= SHMCOLL_TASK_STATE_BYTES, "bcast_knomial_t too large");
+
+static shmcoll_status_t bcast_knomial_init(shmcoll_task_t *task) {
+    bcast_knomial_t *s = SHMCOLL_TASK_STATE(task, bcast_knomial_t);
+    const int p = task->ch->size;
+    const size_t bytes = task->args->count;
+    if (task->params.radix < 2) return SHMCOLL_ERR_INVALID; /* a caller's error, as before */
+    const int k = clamp_radix(p, task->params.radix);
+    tree_view_init(&s->t, p, k, task->args->root, task->ch->rank);
+    s->use_inline = bytes <= SHMCOLL_INLINE_BYTES;
+    s->piece = s->use_inline ? SHMCOLL_INLINE_BYTES : task->ch->chunk;
+    s->chunks = coll_div_ceil(bytes, s->piece);
+    s->height = (size_t)shmcoll_pattern_knomial_height(p, k);
+    if (p > 1) coll_declare_working_set(task, 2 * bytes, bytes); /* YHCCL Algorithm 3 */
     return SHMCOLL_OK;
 }
 
-shmcoll_status_t shmcoll_coll_bcast_knomial(shmcoll_team_t *team, void *buf, size_t bytes, int root,
-                                            int k) {
-    const int p = team->size;
-    if (root < 0 || root >= p || k < 2) return SHMCOLL_ERR_INVALID;
-    if (p == 1 || bytes == 0) return SHMCOLL_OK;
-    k = clamp_radix(p, k);
-    tree_view_t t;
-    SHMCOLL_CHECK(tree_view_init(&t, p, k, root, team->rank));
-    shmcoll_status_t status =
-        bcast_steps(team, buf, bytes, &t, (size_t)shmcoll_coll_knomial_height(p, k));
-    tree_view_fini(&t);
-    return status;
+static shmcoll_status_t bcast_knomial_progress(shmcoll_task_t *task) {
+    bcast_knomial_t *s = SHMCOLL_TASK_STATE(task, bcast_knomial_t);
+    shmcoll_channel_t *ch = task->ch;
+    char *buf = task->args->recvbuf;
+    const size_t bytes = task->args->count, depth = (size_t)s->t.depth;
+    SHMCOLL_RESUME_BEGIN(&task->pc);
+    if (s->t.p == 1) return SHMCOLL_OK;
+    for (s->i = 0; s->i < s->chunks + s->height; s->i++) {
+        s->step = shmcoll_channel_next_step(ch);
+        if (s->i >= depth && s->i - depth < s->chunks) {
+            if (s->t.parent < 0) {
+                SHMCOLL_AWAIT(task, &task->pc,
+                              shmcoll_channel_test_claim(ch, s->step, &task->wait));
+                coll_copy(task, (void *)coll_slot(ch, ch->rank, s->step, s->use_inline),
+                          buf + (s->i - depth) * s->piece,
+                          coll_round_bytes(bytes, s->i - depth, s->piece));
+                shmcoll_channel_post(ch, s->step);
+            } else {
+                SHMCOLL_AWAIT(task, &task->pc,
+                              shmcoll_channel_test_post(ch, s->t.parent, s->step - 1, &task->wait));
+                if (s->t.nchildren) {
+                    SHMCOLL_AWAIT(task, &task->pc,
+                                  shmcoll_channel_test_claim(ch, s->step, &task->wait));
+                    void *mine = (void *)coll_slot(ch, ch->rank, s->step, s->use_inline);
+                    const size_t n = coll_round_bytes(bytes, s->i - depth, s->piece);
+                    coll_copy(task, mine, coll_slot(ch, s->t.parent, s->step - 1, s->use_inline),
+                              n);
+                    shmcoll_channel_post(ch, s->step);
+                    /* Done with the parent's slot: the copy out reads our own. */
+                    shmcoll_channel_ack(ch, s->step - 1);
+                    coll_copy_out(task, buf + (s->i - depth) * s->piece, mine, n);
+                } else {
+                    coll_copy_out(task, buf + (s->i - depth) * s->piece,
+                                  coll_slot(ch, s->t.parent, s->step - 1, s->use_inline),
+                                  coll_round_bytes(bytes, s->i - depth, s->piece));
+                }
+            }
+        }
+        shmcoll_channel_ack(ch, s->step - 1);
+    }
+    shmcoll_channel_ack(ch, s->step);
+    SHMCOLL_RESUME_END(&task->pc);
 }
+
+const shmcoll_task_ops_t shmcoll_coll_bcast_knomial_ops = {.init = bcast_knomial_init,
+                                                           .progress = bcast_knomial_progress};
 
 /* ---- Reduction ------------------------------------------------------------------------------ */
 
-/* out = x[0] op x[1] op ... op x[m-1] over n elements, m >= 1, in this order. Kernels and
- * commutative ops fold from the left and may write over x[0] (in place at the root); a
- * non-commutative user function has the shape inout = in op inout, so it folds from the right
- * and out must differ from every operand. */
-void shmcoll_coll_fold_ordered(shmcoll_team_t *team, const shmcoll_reduce_op_t *op,
-                               const void *const *x, int m, void *out, size_t n) {
-    if (m == 1) {
-        coll_copy(team, out, x[0], shmcoll_reduce_op_span(op, n));
-        return;
-    }
-    if (op->kernel || op->commutative) {
-        coll_reduce(team, op, x[0], x[1], out, n);
-        for (int j = 2; j < m; j++) coll_reduce(team, op, out, x[j], out, n);
-        return;
-    }
-    const void *right = x[m - 1];
-    for (int j = m - 2; j >= 0; j--) {
-        coll_reduce(team, op, x[j], right, out, n);
-        right = out;
-    }
-}
-
-typedef struct reduce_plan {
-    const shmcoll_reduce_op_t *op;
-    const char *input;
-    char *recvbuf;
-    size_t count, per, chunks, height;
+typedef struct reduce_knomial {
+    tree_view_t t;
+    size_t per, chunks, height;
+    size_t first; /* the step of this member's chunk 0 */
     int use_inline;
-    int root, tree_root;
-    int in_slot; /* the tree root folds into its slot (detour, or in place with a user function
-                    that cannot write over its left operand) */
-} reduce_plan_t;
+    int single; /* p = 1: the input is the result */
+    int root, detour;
+    int to_slot; /* this member folds into its slot: all but the tree root, which does only on
+                    the detour, or in place with a user function that cannot write over its left
+                    operand */
+    size_t i;    /* the step in hand, counted from 0 */
+    int j;       /* the child waited for */
+    uint64_t step;
+} reduce_knomial_t;
 
-/* This member's share of chunk c in the step `step`: fold its input with its children's
- * partials of the previous step. */
-static shmcoll_status_t reduce_chunk(shmcoll_team_t *team, const reduce_plan_t *r,
-                                     const tree_view_t *t, size_t c, uint64_t step) {
-    shmcoll_channel_t *ch = &team->channel;
-    const shmcoll_reduce_op_t *op = r->op;
-    const size_t lo = c * r->per, n = r->count - lo < r->per ? r->count - lo : r->per;
-    const void **x = t->operands;
-    x[0] = r->input + lo * op->extent;
-    for (int j = 0; j < t->nchildren; j++) {
-        SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, t->children[j], step - 1));
-        x[j + 1] = coll_slot(ch, t->children[j], step - 1, r->use_inline);
-    }
-    const int is_root = t->parent < 0, to_slot = !is_root || r->in_slot;
-    void *result; /* recvbuf only at the root: elsewhere it may be NULL */
-    if (to_slot) {
-        SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
-        result = (void *)coll_slot(ch, ch->rank, step, r->use_inline);
-    } else {
-        result = r->recvbuf + lo * op->extent;
-    }
-    shmcoll_coll_fold_ordered(team, op, x, t->nchildren + 1, result, n);
-    if (to_slot) shmcoll_channel_post(ch, step);
-    shmcoll_channel_ack(ch, step - 1);
-    if (is_root && to_slot && r->root == ch->rank)
-        coll_copy_out(team, r->recvbuf + lo * op->extent, result, shmcoll_reduce_op_span(op, n));
-    return SHMCOLL_OK;
-}
+_Static_assert(sizeof(reduce_knomial_t) <= SHMCOLL_TASK_STATE_BYTES, "reduce_knomial_t too large");
 
-static shmcoll_status_t reduce_steps(shmcoll_team_t *team, const reduce_plan_t *r,
-                                     const tree_view_t *t) {
-    shmcoll_channel_t *ch = &team->channel;
-    const int detour = r->tree_root != r->root, me = ch->rank;
-    const size_t first = r->height - (size_t)t->depth; /* the step of this member's chunk 0 */
-    uint64_t step = ch->step;
-    for (size_t i = 0; i < r->chunks + r->height + (size_t)detour; i++) {
-        step = shmcoll_channel_next_step(ch);
-        /* The detour first: it reads the previous step, which the tree work below ends by
-         * posting this one. */
-        if (detour && me == r->root && i > r->height && i - r->height - 1 < r->chunks) {
-            const size_t lo = (i - r->height - 1) * r->per;
-            const size_t n = r->count - lo < r->per ? r->count - lo : r->per;
-            SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, r->tree_root, step - 1));
-            coll_copy_out(team, r->recvbuf + lo * r->op->extent,
-                          coll_slot(ch, r->tree_root, step - 1, r->use_inline),
-                          shmcoll_reduce_op_span(r->op, n));
-        }
-        if (i >= first && i - first < r->chunks)
-            SHMCOLL_CHECK(reduce_chunk(team, r, t, i - first, step));
-        shmcoll_channel_ack(ch, step - 1);
-    }
-    shmcoll_channel_ack(ch, step);
-    return SHMCOLL_OK;
-}
-
-shmcoll_status_t shmcoll_coll_reduce_knomial(shmcoll_team_t *team, const void *sendbuf,
-                                             void *recvbuf, size_t count,
-                                             const shmcoll_reduce_op_t *op, int root, int k) {
-    shmcoll_channel_t *ch = &team->channel;
-    const int p = team->size, me = team->rank;
-    if (root < 0 || root >= p || k < 2) return SHMCOLL_ERR_INVALID;
-    if (count == 0) return SHMCOLL_OK;
-    if (op->size == 0 || op->extent < op->size || (!op->kernel && !op->user_fn))
-        return SHMCOLL_ERR_NOT_SUPPORTED;
+static shmcoll_status_t reduce_knomial_init(shmcoll_task_t *task) {
+    reduce_knomial_t *s = SHMCOLL_TASK_STATE(task, reduce_knomial_t);
+    const shmcoll_reduce_op_t *op = task->args->op;
+    const size_t count = task->args->count;
+    const int p = task->ch->size, root = coll_reduction_root(task);
+    if (task->params.radix < 2) return SHMCOLL_ERR_INVALID; /* a caller's error, as before */
+    if (root == COLL_ALL) return SHMCOLL_ERR_NOT_SUPPORTED; /* reduce only */
     const size_t span = shmcoll_reduce_op_span(op, count);
-    const int use_inline = span <= SHMCOLL_INLINE_BYTES;
-    const size_t per = use_inline ? count : ch->chunk / op->extent;
-    if (per == 0) return SHMCOLL_ERR_NOT_SUPPORTED;
-    const void *input = sendbuf ? sendbuf : recvbuf;
-    if (p == 1) {
-        coll_copy(team, recvbuf, input, span);
+    s->use_inline = span <= SHMCOLL_INLINE_BYTES;
+    s->per = s->use_inline ? count : task->ch->chunk / op->extent;
+    if (s->per == 0) return SHMCOLL_ERR_NOT_SUPPORTED;
+    s->single = p == 1;
+    if (s->single) return SHMCOLL_OK;
+    const int k = clamp_radix(p, task->params.radix);
+    const int tree_root = op->commutative ? root : 0;
+    tree_view_init(&s->t, p, k, tree_root, task->ch->rank);
+    s->chunks = coll_div_ceil(count, s->per);
+    s->height = (size_t)shmcoll_pattern_knomial_height(p, k);
+    s->first = s->height - (size_t)s->t.depth;
+    s->root = root;
+    s->detour = tree_root != root;
+    s->to_slot =
+        s->t.parent >= 0 || s->detour || (!task->args->sendbuf && !op->kernel && !op->commutative);
+    coll_declare_working_set(task, 2 * span, span);
+    return SHMCOLL_OK;
+}
+
+static shmcoll_status_t reduce_knomial_progress(shmcoll_task_t *task) {
+    reduce_knomial_t *s = SHMCOLL_TASK_STATE(task, reduce_knomial_t);
+    shmcoll_channel_t *ch = task->ch;
+    const shmcoll_reduce_op_t *op = task->args->op;
+    const size_t count = task->args->count;
+    char *recvbuf = task->args->recvbuf;
+    const char *input = coll_input(task);
+    const int me = ch->rank;
+    SHMCOLL_RESUME_BEGIN(&task->pc);
+    if (s->single) {
+        coll_copy(task, recvbuf, input, shmcoll_reduce_op_span(op, count));
         return SHMCOLL_OK;
     }
-    k = clamp_radix(p, k);
-    const int tree_root = op->commutative ? root : 0;
-    const reduce_plan_t r = {
-        .op = op,
-        .input = input,
-        .recvbuf = recvbuf,
-        .count = count,
-        .per = per,
-        .chunks = coll_div_ceil(count, per),
-        .height = (size_t)shmcoll_coll_knomial_height(p, k),
-        .use_inline = use_inline,
-        .root = root,
-        .tree_root = tree_root,
-        .in_slot = tree_root != root || (!sendbuf && !op->kernel && !op->commutative),
-    };
-    coll_declare_working_set(team, 2 * span, span);
-    tree_view_t t;
-    SHMCOLL_CHECK(tree_view_init(&t, p, k, tree_root, me));
-    shmcoll_status_t status = reduce_steps(team, &r, &t);
-    tree_view_fini(&t);
-    return status;
+    for (s->i = 0; s->i < s->chunks + s->height + (size_t)s->detour; s->i++) {
+        s->step = shmcoll_channel_next_step(ch);
+        /* The detour first: it reads the previous step, which the tree work below ends by
+         * posting this one. */
+        if (s->detour && me == s->root && s->i > s->height && s->i - s->height - 1 < s->chunks) {
+            SHMCOLL_AWAIT(task, &task->pc,
+                          shmcoll_channel_test_post(ch, s->t.root, s->step - 1, &task->wait));
+            const size_t lo = (s->i - s->height - 1) * s->per;
+            const size_t n = count - lo < s->per ? count - lo : s->per;
+            coll_copy_out(task, recvbuf + lo * op->extent,
+                          coll_slot(ch, s->t.root, s->step - 1, s->use_inline),
+                          shmcoll_reduce_op_span(op, n));
+        }
+        /* This member's share of chunk i - first: fold its input with its children's partials
+         * of the previous step. */
+        if (s->i >= s->first && s->i - s->first < s->chunks) {
+            for (s->j = 0; s->j < s->t.nchildren; s->j++)
+                SHMCOLL_AWAIT(task, &task->pc,
+                              shmcoll_channel_test_post(ch, tree_child(&s->t, s->j), s->step - 1,
+                                                        &task->wait));
+            if (s->to_slot)
+                SHMCOLL_AWAIT(task, &task->pc,
+                              shmcoll_channel_test_claim(ch, s->step, &task->wait));
+            const size_t lo = (s->i - s->first) * s->per;
+            const size_t n = count - lo < s->per ? count - lo : s->per;
+            const void **x = task->lane->ptrs; /* nchildren + 1 <= p operands */
+            x[0] = input + lo * op->extent;
+            for (int j = 0; j < s->t.nchildren; j++)
+                x[j + 1] = coll_slot(ch, tree_child(&s->t, j), s->step - 1, s->use_inline);
+            /* recvbuf only at the tree root: elsewhere it may be NULL */
+            void *result = s->to_slot ? (void *)coll_slot(ch, me, s->step, s->use_inline)
+                                      : recvbuf + lo * op->extent;
+            shmcoll_coll_fold_ordered(task, op, x, s->t.nchildren + 1, result, n);
+            if (s->to_slot) shmcoll_channel_post(ch, s->step);
+            shmcoll_channel_ack(ch, s->step - 1);
+            if (s->t.parent < 0 && s->to_slot && s->root == me)
+                coll_copy_out(task, recvbuf + lo * op->extent, result,
+                              shmcoll_reduce_op_span(op, n));
+        }
+        shmcoll_channel_ack(ch, s->step - 1);
+    }
+    shmcoll_channel_ack(ch, s->step);
+    SHMCOLL_RESUME_END(&task->pc);
 }
+
+const shmcoll_task_ops_t shmcoll_coll_reduce_knomial_ops = {.init = reduce_knomial_init,
+                                                            .progress = reduce_knomial_progress};
 
 /* ---- Barrier -------------------------------------------------------------------------------- */
 
-shmcoll_status_t shmcoll_coll_barrier_knomial(shmcoll_team_t *team, int k) {
-    shmcoll_channel_t *ch = &team->channel;
-    const int p = team->size;
-    if (k < 2) return SHMCOLL_ERR_INVALID;
-    if (p == 1) return SHMCOLL_OK;
-    k = clamp_radix(p, k);
+typedef struct barrier_knomial {
     tree_view_t t;
-    SHMCOLL_CHECK(tree_view_init(&t, p, k, 0, team->rank));
-    const int height = shmcoll_coll_knomial_height(p, k);
-    shmcoll_status_t status = SHMCOLL_OK;
-    uint64_t step = ch->step;
-    for (int i = 0; i <= 2 * height; i++) {
-        step = shmcoll_channel_next_step(ch);
-        if (i == height - t.depth) { /* arrival: the whole subtree is here */
-            for (int j = 0; j < t.nchildren; j++)
-                SHMCOLL_CHECK_GOTO(shmcoll_channel_wait_post(ch, t.children[j], step - 1), status,
-                                   out);
-            shmcoll_channel_post(ch, step); /* at the root: the release */
+    int height;
+    int i; /* the step in hand, counted from 0 */
+    int j; /* the child waited for */
+    uint64_t step;
+} barrier_knomial_t;
+
+_Static_assert(sizeof(barrier_knomial_t) <= SHMCOLL_TASK_STATE_BYTES,
+               "barrier_knomial_t too large");
+
+static shmcoll_status_t barrier_knomial_init(shmcoll_task_t *task) {
+    barrier_knomial_t *s = SHMCOLL_TASK_STATE(task, barrier_knomial_t);
+    const int p = task->ch->size;
+    if (task->params.radix < 2) return SHMCOLL_ERR_INVALID; /* a caller's error, as before */
+    const int k = clamp_radix(p, task->params.radix);
+    tree_view_init(&s->t, p, k, 0, task->ch->rank);
+    s->height = shmcoll_pattern_knomial_height(p, k);
+    return SHMCOLL_OK;
+}
+
+static shmcoll_status_t barrier_knomial_progress(shmcoll_task_t *task) {
+    barrier_knomial_t *s = SHMCOLL_TASK_STATE(task, barrier_knomial_t);
+    shmcoll_channel_t *ch = task->ch;
+    SHMCOLL_RESUME_BEGIN(&task->pc);
+    if (s->t.p == 1) return SHMCOLL_OK;
+    for (s->i = 0; s->i <= 2 * s->height; s->i++) {
+        s->step = shmcoll_channel_next_step(ch);
+        if (s->i == s->height - s->t.depth) { /* arrival: the whole subtree is here */
+            for (s->j = 0; s->j < s->t.nchildren; s->j++)
+                SHMCOLL_AWAIT(task, &task->pc,
+                              shmcoll_channel_test_post(ch, tree_child(&s->t, s->j), s->step - 1,
+                                                        &task->wait));
+            shmcoll_channel_post(ch, s->step); /* at the root: the release */
         }
-        if (t.parent >= 0 && i == height + t.depth) { /* release */
-            SHMCOLL_CHECK_GOTO(shmcoll_channel_wait_post(ch, t.parent, step - 1), status, out);
-            if (t.nchildren) shmcoll_channel_post(ch, step);
+        if (s->t.parent >= 0 && s->i == s->height + s->t.depth) { /* release */
+            SHMCOLL_AWAIT(task, &task->pc,
+                          shmcoll_channel_test_post(ch, s->t.parent, s->step - 1, &task->wait));
+            if (s->t.nchildren) shmcoll_channel_post(ch, s->step);
         }
     }
-    shmcoll_channel_ack(ch, step);
-out:
-    tree_view_fini(&t);
-    return status;
+    shmcoll_channel_ack(ch, s->step);
+    SHMCOLL_RESUME_END(&task->pc);
 }
+
+const shmcoll_task_ops_t shmcoll_coll_barrier_knomial_ops = {.init = barrier_knomial_init,
+                                                             .progress = barrier_knomial_progress};

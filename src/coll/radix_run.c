@@ -1,51 +1,92 @@
 #include "coll/radix_run.h"
 
-#include <stdlib.h>
+shmcoll_status_t shmcoll_coll_radix_init(shmcoll_task_t *task, const shmcoll_pattern_radix_t *f) {
+    coll_radix_run_t *run = SHMCOLL_TASK_STATE(task, coll_radix_run_t);
+    const shmcoll_reduce_op_t *op = task->args->op;
+    if (!coll_op_usable(op)) return SHMCOLL_ERR_NOT_SUPPORTED;
+    const size_t span = shmcoll_reduce_op_span(op, task->args->count);
+    const int p = task->ch->size;
+    run->use_inline = span <= SHMCOLL_INLINE_BYTES;
+    run->per = run->use_inline ? task->args->count : task->ch->chunk / op->extent;
+    if (run->per == 0) return SHMCOLL_ERR_NOT_SUPPORTED;
+    run->f = *f;
+    /* A checked factorisation has no radix above p: 4p ints and 2p + 2 pointers suffice. */
+    run->members = task->lane->ints;
+    run->bases = task->lane->ptrs;
+    run->x = task->lane->ptrs + p;
+    if (p > 1) coll_declare_working_set(task, 2 * span, span);
+    return SHMCOLL_OK;
+}
 
-/* Radices up to this many members keep their scratch on the stack. */
-#define STACK_RADIX 64
+shmcoll_status_t shmcoll_coll_radix_progress(shmcoll_task_t *task, const coll_radix_steps_t *a) {
+    coll_radix_run_t *run = SHMCOLL_TASK_STATE(task, coll_radix_run_t);
+    shmcoll_channel_t *ch = task->ch;
+    const shmcoll_reduce_op_t *op = task->args->op;
+    const size_t count = task->args->count;
+    const int nsteps = run->f.nsteps;
+    SHMCOLL_RESUME_BEGIN(&task->pc);
+    /* Alone: the input is the result. */
+    if (ch->size == 1)
+        coll_copy(task, task->args->recvbuf, coll_input(task), shmcoll_reduce_op_span(op, count));
+    for (run->first = 0; ch->size > 1 && run->first < count; run->first += run->per) {
+        {
+            const size_t n = count - run->first < run->per ? count - run->first : run->per;
+            run->input = coll_input(task) + run->first * op->extent;
+            run->recvbuf = (char *)task->args->recvbuf + run->first * op->extent;
+            run->blocks = coll_blocks_equal(op, n, ch->size);
+        }
 
-shmcoll_status_t shmcoll_coll_radix_run(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                        size_t count, const shmcoll_reduce_op_t *op,
-                                        const shmcoll_pattern_radix_t *f,
-                                        coll_radix_round_fn round) {
-    if (count == 0) return SHMCOLL_OK;
-    if (op->size == 0 || op->extent < op->size || (!op->kernel && !op->user_fn))
-        return SHMCOLL_ERR_NOT_SUPPORTED;
-    const size_t span = shmcoll_reduce_op_span(op, count);
-    const int use_inline = span <= SHMCOLL_INLINE_BYTES;
-    const size_t per = use_inline ? count : team->channel.chunk / op->extent;
-    if (per == 0) return SHMCOLL_ERR_NOT_SUPPORTED;
-    const char *input = sendbuf ? sendbuf : recvbuf;
-    if (team->size == 1) {
-        coll_copy(team, recvbuf, input, span);
-        return SHMCOLL_OK;
-    }
+        /* Step 0: the input into the slot. */
+        run->step = shmcoll_channel_next_step(ch);
+        if (a->publish_writes(task, run)) {
+            SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_claim(ch, run->step, &task->wait));
+            a->publish(task, run);
+        }
+        shmcoll_channel_post(ch, run->step);
 
-    coll_declare_working_set(team, 2 * span, span);
-    int stack_members[STACK_RADIX];
-    const void *stack_bases[STACK_RADIX], *stack_x[STACK_RADIX];
-    coll_radix_run_t run = {.team = team,
-                            .op = op,
-                            .f = f,
-                            .use_inline = use_inline,
-                            .members = stack_members,
-                            .bases = stack_bases,
-                            .x = stack_x};
-    const int largest = shmcoll_pattern_radix_largest(f);
-    if (largest > STACK_RADIX) {
-        run.members = malloc((size_t)largest * sizeof *run.members);
-        run.bases = malloc((size_t)largest * sizeof *run.bases);
-        run.x = malloc((size_t)largest * sizeof *run.x);
+        /* Reduce-scatter, each step reading the one before. */
+        for (run->k = 0; run->k < nsteps; run->k++) {
+            run->step = shmcoll_channel_next_step(ch);
+            run->j = a->reduce_scatter_down ? nsteps - 1 - run->k : run->k;
+            if (a->reduce_scatter_begin(task, run)) {
+                for (run->i = 0; run->i < run->f.radix[run->j]; run->i++) {
+                    run->peer = a->reduce_scatter_peer(task, run, run->i);
+                    if (run->peer < 0) continue;
+                    SHMCOLL_AWAIT(
+                        task, &task->pc,
+                        shmcoll_channel_test_post(ch, run->peer, run->step - 1, &task->wait));
+                }
+                SHMCOLL_AWAIT(task, &task->pc,
+                              shmcoll_channel_test_claim(ch, run->step, &task->wait));
+                a->reduce_scatter(task, run);
+            }
+            shmcoll_channel_post(ch, run->step);
+            shmcoll_channel_ack(ch, run->step - 1);
+        }
+
+        /* Allgather, undoing the reduce-scatter steps in reverse; the last fills recvbuf. */
+        for (run->k = 0; run->k < nsteps; run->k++) {
+            run->step = shmcoll_channel_next_step(ch);
+            run->j = a->reduce_scatter_down ? run->k : nsteps - 1 - run->k;
+            run->last = run->k == nsteps - 1;
+            if (a->allgather_begin(task, run)) {
+                SHMCOLL_AWAIT(task, &task->pc,
+                              shmcoll_channel_test_claim(ch, run->step, &task->wait));
+            }
+            for (run->i = 0; run->i < run->f.radix[run->j]; run->i++) {
+                run->peer = a->allgather_peer(task, run, run->i);
+                if (run->peer < 0) continue;
+                if (run->peer != ch->rank) {
+                    SHMCOLL_AWAIT(
+                        task, &task->pc,
+                        shmcoll_channel_test_post(ch, run->peer, run->step - 1, &task->wait));
+                }
+                a->allgather_copy(task, run, run->i);
+            }
+            if (!run->last) shmcoll_channel_post(ch, run->step);
+            shmcoll_channel_ack(ch, run->step - 1);
+        }
+        shmcoll_channel_ack(ch, run->step);
     }
-    shmcoll_status_t status =
-        run.members && run.bases && run.x ? SHMCOLL_OK : SHMCOLL_ERR_NO_MEMORY;
-    for (size_t lo = 0; lo < count && status == SHMCOLL_OK; lo += per) {
-        const size_t n = count - lo < per ? count - lo : per;
-        status = round(&run, input + lo * op->extent, (char *)recvbuf + lo * op->extent, n);
-    }
-    if (run.members != stack_members) free(run.members);
-    if (run.bases != stack_bases) free(run.bases);
-    if (run.x != stack_x) free(run.x);
-    return status;
+    SHMCOLL_RESUME_END(&task->pc);
 }

@@ -1,6 +1,17 @@
 /* What the multi-radix allreduces (recexch.c, cyclic.c) share around their schedules: the state
- * of a run and the driver that checks the arguments, serves p = 1, owns the per-radix scratch and
- * walks the vector in rounds of at most one buffer. */
+ * of a run (task->state), its init (arguments checked, scratch laid out) and the resumable driver
+ * that serves p = 1 and walks the vector in rounds of at most one buffer, each round through its
+ * 2n + 1 steps. The driver makes every wait itself (one level of resume points, core/task.h); the
+ * algorithm's step functions (coll_radix_steps_t) never wait: they say whether a step claims,
+ * whose posts it waits for, and do the copies and folds between the waits. Per round:
+ *   step 0           if publish_writes: claim; publish. Post.
+ *   reduce-scatter   (n steps) if reduce_scatter_begin: wait for the post of step - 1 of each
+ *                    operand i's peer (reduce_scatter_peer, ascending i); claim; reduce_scatter.
+ *                    Post; ack step - 1.
+ *   allgather        (n steps) if allgather_begin: claim. For each part i: skip it if
+ *                    allgather_peer is -1, else wait for that peer's post of step - 1 (unless it
+ *                    is this member) and allgather_copy. Post (but the last step); ack step - 1.
+ *   then ack the last step. */
 #ifndef SHMCOLL_COLL_RADIX_RUN_H
 #define SHMCOLL_COLL_RADIX_RUN_H
 
@@ -8,25 +19,55 @@
 #include "patterns/radix.h"
 
 typedef struct coll_radix_run {
-    shmcoll_team_t *team;
-    const shmcoll_reduce_op_t *op;
-    const shmcoll_pattern_radix_t *f;
+    shmcoll_pattern_radix_t f; /* the factorisation */
     int use_inline;
-    int *members;         /* [largest radix] scratch: a step's group */
-    const void **bases;   /* [largest radix] scratch: operand buffers, laid out as the round */
-    const void **x;       /* [largest radix] scratch: fold operands */
+    size_t per;         /* elements per round */
+    int *members;       /* [largest radix] lane scratch: a step's group */
+    const void **bases; /* [largest radix] lane scratch: operand buffers, laid out as the round */
+    const void **x;     /* [largest radix] lane scratch: fold operands */
+    /* The current round and step. */
+    size_t first;         /* the round's first element in the vector */
+    const char *input;    /* the round's input ... */
+    char *recvbuf;        /* ... and where its result goes */
     coll_blocks_t blocks; /* of the current round */
+    uint64_t step;
+    int k;    /* the step's index in its phase (reduce-scatter or allgather) */
+    int j;    /* the radix the step uses */
+    int last; /* the last allgather step: it fills recvbuf */
+    int i;    /* operand or part of the step */
+    int peer; /* whose post operand or part i waits for */
+    int d;    /* recursive exchange: this member's digit in the step's group */
 } coll_radix_run_t;
 
-/* One round: n elements of input into recvbuf. */
-typedef shmcoll_status_t (*coll_radix_round_fn)(coll_radix_run_t *run, const char *input,
-                                                char *recvbuf, size_t n);
+_Static_assert(sizeof(coll_radix_run_t) <= SHMCOLL_TASK_STATE_BYTES,
+               "the multi-radix state must fit a task");
 
-/* Runs `round` over the vector in rounds of at most one buffer (inline for tiny vectors).
- * NOT_SUPPORTED for an op without a usable function or for a buffer smaller than an element. */
-shmcoll_status_t shmcoll_coll_radix_run(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                        size_t count, const shmcoll_reduce_op_t *op,
-                                        const shmcoll_pattern_radix_t *f,
-                                        coll_radix_round_fn round);
+/* An algorithm's steps (see above); run->j, run->step, run->last and the round's fields are set
+ * when they are called. */
+typedef struct coll_radix_steps {
+    /* The reduce-scatter walks the radices from the last to the first (cyclic shift), or from the
+     * first to the last (recursive exchange); the allgather the other way. */
+    int reduce_scatter_down;
+    int (*publish_writes)(shmcoll_task_t *task, coll_radix_run_t *run);
+    void (*publish)(shmcoll_task_t *task, coll_radix_run_t *run);
+    /* Sets up the step (e.g. its group in run->members); whether this member folds anything. */
+    int (*reduce_scatter_begin)(shmcoll_task_t *task, coll_radix_run_t *run);
+    /* The peer operand i (< radix) waits for, or -1 (none). */
+    int (*reduce_scatter_peer)(shmcoll_task_t *task, coll_radix_run_t *run, int i);
+    void (*reduce_scatter)(shmcoll_task_t *task, coll_radix_run_t *run);
+    /* Sets up the step; whether this member claims (never in the last step). */
+    int (*allgather_begin)(shmcoll_task_t *task, coll_radix_run_t *run);
+    /* The peer part i (< radix) comes from (this member: no wait), or -1 (nothing to copy). */
+    int (*allgather_peer)(shmcoll_task_t *task, coll_radix_run_t *run, int i);
+    void (*allgather_copy)(shmcoll_task_t *task, coll_radix_run_t *run, int i);
+} coll_radix_steps_t;
+
+/* Lays out the run of `f` (already checked for the team size, so no radix exceeds p and the
+ * scratch fits the lane's) in task->state. NOT_SUPPORTED for an op without a usable function or
+ * a buffer smaller than an element. */
+shmcoll_status_t shmcoll_coll_radix_init(shmcoll_task_t *task, const shmcoll_pattern_radix_t *f);
+
+/* The progress of the run with `steps`. */
+shmcoll_status_t shmcoll_coll_radix_progress(shmcoll_task_t *task, const coll_radix_steps_t *steps);
 
 #endif

@@ -21,7 +21,9 @@
  * identical. In place works because the receive buffer is first written in the last step, after
  * the last read of the input (step 1). A member waits only for the peers whose data it reads
  * (f_j - 1 per step) and only when that data is not empty, which keeps tiny messages to a few
- * waits per member; each step that writes a slot claims it (everybody done with step - 2).
+ * waits per member; each step that writes a slot claims it (everybody done with step - 2). As a
+ * task, the driver of radix_run.c makes these waits, claims, posts and acks; the step functions
+ * here say whom it waits for and do the copies and folds between them.
  *
  * DAV per round of s bytes (predefined kernels, size = extent; it does not depend on how the
  * blocks are cut):  s [ 2(p - p/f_0) + 3(p-1) + 2 * sum_{j=0}^{n-1} p / (f_0 ... f_(j-1)) ]
@@ -31,7 +33,8 @@
  *   moves s(5p-1) in p stages; this one needs 2n+1 synchronisations instead.
  *
  * This file also holds the process-wide cache of default factorisations that cyclic.c shares. */
-#include "coll/algos_tree.h"
+#include "coll/radix_default.h"
+#include "coll/coll.h"
 #include "coll/coll_internal.h"
 #include "coll/radix_run.h"
 #include "patterns/cyclic.h"
@@ -91,128 +94,124 @@ static void block_range(const coll_radix_run_t *rx, int first, int count, size_t
 /* Elements member r holds after the first `steps` reduce-scatter steps. */
 static void held_range(const coll_radix_run_t *rx, int steps, int r, size_t *lo, size_t *hi) {
     int first, count;
-    shmcoll_pattern_recexch_blocks(rx->f, steps, r, &first, &count);
+    shmcoll_pattern_recexch_blocks(&rx->f, steps, r, &first, &count);
     block_range(rx, first, count, lo, hi);
 }
 
-static void *slot_at(const coll_radix_run_t *rx, int r, uint64_t step, size_t element) {
-    return (char *)coll_slot(&rx->team->channel, r, step, rx->use_inline) +
-           element * rx->op->extent;
+static void *slot_at(const shmcoll_task_t *task, const coll_radix_run_t *rx, int r, uint64_t step,
+                     size_t element) {
+    return (char *)coll_slot(task->ch, r, step, rx->use_inline) + element * task->args->op->extent;
 }
 
 /* Copy elements [lo, hi) between two buffers laid out as the round. */
-static void copy_range(const coll_radix_run_t *rx, char *dst, const char *src, size_t lo, size_t hi,
+static void copy_range(shmcoll_task_t *task, char *dst, const char *src, size_t lo, size_t hi,
                        int out) {
     if (hi <= lo) return;
-    const size_t at = lo * rx->op->extent, bytes = shmcoll_reduce_op_span(rx->op, hi - lo);
+    const shmcoll_reduce_op_t *op = task->args->op;
+    const size_t at = lo * op->extent, bytes = shmcoll_reduce_op_span(op, hi - lo);
     if (out)
-        coll_copy_out(rx->team, dst + at, src + at, bytes);
+        coll_copy_out(task, dst + at, src + at, bytes);
     else
-        coll_copy(rx->team, dst + at, src + at, bytes);
+        coll_copy(task, dst + at, src + at, bytes);
 }
 
 /* Step 0: the input goes into the slot, except the part this member folds in step 1. */
-static uint64_t publish_input(coll_radix_run_t *rx, const char *input, shmcoll_status_t *status) {
-    shmcoll_channel_t *ch = &rx->team->channel;
-    const uint64_t step = shmcoll_channel_next_step(ch);
+static int publish_writes(shmcoll_task_t *task, coll_radix_run_t *rx) {
     size_t lo, hi;
-    held_range(rx, 1, ch->rank, &lo, &hi);
-    if (lo > 0 || hi < rx->blocks.n) {
-        *status = shmcoll_channel_claim(ch, step);
-        if (*status != SHMCOLL_OK) return step;
-        char *slot = slot_at(rx, ch->rank, step, 0);
-        copy_range(rx, slot, input, 0, lo, 0);
-        copy_range(rx, slot, input, hi, rx->blocks.n, 0);
-    }
-    shmcoll_channel_post(ch, step);
-    return step;
+    held_range(rx, 1, task->ch->rank, &lo, &hi);
+    return lo > 0 || hi < rx->blocks.n;
 }
 
-/* Reduce-scatter step j, reading the step before `step`. */
-static shmcoll_status_t reduce_scatter_step(coll_radix_run_t *rx, int j, uint64_t step,
-                                            const char *input) {
-    shmcoll_channel_t *ch = &rx->team->channel;
-    const int me = ch->rank, radix = rx->f->radix[j];
-    const int d = shmcoll_pattern_recexch_group(rx->f, j, me, rx->members);
+static void publish(shmcoll_task_t *task, coll_radix_run_t *rx) {
+    size_t lo, hi;
+    held_range(rx, 1, task->ch->rank, &lo, &hi);
+    char *slot = slot_at(task, rx, task->ch->rank, rx->step, 0);
+    copy_range(task, slot, rx->input, 0, lo, 0);
+    copy_range(task, slot, rx->input, hi, rx->blocks.n, 0);
+}
+
+/* Reduce-scatter step j, reading the step before: the group's members but this one are waited
+ * for in ascending digit order, then the slot claimed and part d folded. */
+static int reduce_scatter_begin(shmcoll_task_t *task, coll_radix_run_t *rx) {
+    const int me = task->ch->rank;
+    rx->d = shmcoll_pattern_recexch_group(&rx->f, rx->j, me, rx->members);
+    size_t lo, hi;
+    held_range(rx, rx->j + 1, me, &lo, &hi);
+    return hi > lo;
+}
+
+static int reduce_scatter_peer(shmcoll_task_t *task, coll_radix_run_t *rx, int g) {
+    return g == rx->d ? -1 : rx->members[g];
+}
+
+static void reduce_scatter(shmcoll_task_t *task, coll_radix_run_t *rx) {
+    const int me = task->ch->rank, j = rx->j, radix = rx->f.radix[j];
+    const uint64_t step = rx->step;
     size_t lo, hi;
     held_range(rx, j + 1, me, &lo, &hi);
-    if (hi > lo) {
-        for (int g = 0; g < radix; g++) {
-            if (g == d) {
-                rx->x[g] = j == 0 ? input + lo * rx->op->extent : slot_at(rx, me, step - 1, lo);
-                continue;
-            }
-            SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, rx->members[g], step - 1));
-            rx->x[g] = slot_at(rx, rx->members[g], step - 1, lo);
-        }
-        SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
-        shmcoll_coll_fold_ordered(rx->team, rx->op, rx->x, radix, slot_at(rx, me, step, lo),
-                                  hi - lo);
-    }
-    shmcoll_channel_post(ch, step);
-    shmcoll_channel_ack(ch, step - 1);
-    return SHMCOLL_OK;
+    for (int g = 0; g < radix; g++)
+        rx->x[g] = g != rx->d ? slot_at(task, rx, rx->members[g], step - 1, lo)
+                   : j == 0   ? rx->input + lo * task->args->op->extent
+                              : slot_at(task, rx, me, step - 1, lo);
+    shmcoll_coll_fold_ordered(task, task->args->op, rx->x, radix, slot_at(task, rx, me, step, lo),
+                              hi - lo);
 }
 
-/* Allgather step j, reading the step before `step`; the last one (j = 0) fills recvbuf. */
-static shmcoll_status_t allgather_step(coll_radix_run_t *rx, int j, uint64_t step, char *recvbuf) {
-    shmcoll_channel_t *ch = &rx->team->channel;
-    const int me = ch->rank, radix = rx->f->radix[j], last = j == 0;
-    const int d = shmcoll_pattern_recexch_group(rx->f, j, me, rx->members);
-    char *target = recvbuf;
-    if (!last) {
-        size_t lo, hi;
-        held_range(rx, j, me, &lo, &hi);
-        if (hi > lo) SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
-        target = slot_at(rx, me, step, 0);
-    }
-    /* Own part first (it is in cache), then the others from the next digit on, so the members
-     * of a group do not all read the same peer first. */
-    for (int i = 0; i < radix; i++) {
-        const int q = rx->members[(d + i) % radix];
-        size_t lo, hi;
-        held_range(rx, j + 1, q, &lo, &hi);
-        if (hi <= lo) continue;
-        if (q != me) SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, q, step - 1));
-        copy_range(rx, target, slot_at(rx, q, step - 1, 0), lo, hi, last);
-    }
-    if (!last) shmcoll_channel_post(ch, step);
-    shmcoll_channel_ack(ch, step - 1);
-    return SHMCOLL_OK;
+/* Allgather step j, reading the step before; the last one (j = 0) fills recvbuf. Own part first
+ * (it is in cache), then the others from the next digit on, so the members of a group do not all
+ * read the same peer first. */
+static int allgather_begin(shmcoll_task_t *task, coll_radix_run_t *rx) {
+    const int me = task->ch->rank;
+    rx->d = shmcoll_pattern_recexch_group(&rx->f, rx->j, me, rx->members);
+    if (rx->last) return 0;
+    size_t lo, hi;
+    held_range(rx, rx->j, me, &lo, &hi);
+    return hi > lo;
 }
 
-static shmcoll_status_t recexch_round(coll_radix_run_t *rx, const char *input, char *recvbuf,
-                                      size_t n) {
-    shmcoll_channel_t *ch = &rx->team->channel;
-    const int nsteps = rx->f->nsteps;
-    rx->blocks = coll_blocks_equal(rx->op, n, ch->size);
-    shmcoll_status_t status = SHMCOLL_OK;
-    uint64_t step = publish_input(rx, input, &status);
-    SHMCOLL_CHECK(status);
-    for (int j = 0; j < nsteps; j++) {
-        step = shmcoll_channel_next_step(ch);
-        SHMCOLL_CHECK(reduce_scatter_step(rx, j, step, input));
-    }
-    for (int j = nsteps - 1; j >= 0; j--) {
-        step = shmcoll_channel_next_step(ch);
-        SHMCOLL_CHECK(allgather_step(rx, j, step, recvbuf));
-    }
-    shmcoll_channel_ack(ch, step);
-    return SHMCOLL_OK;
+static int allgather_peer(shmcoll_task_t *task, coll_radix_run_t *rx, int i) {
+    const int q = rx->members[(rx->d + i) % rx->f.radix[rx->j]];
+    size_t lo, hi;
+    held_range(rx, rx->j + 1, q, &lo, &hi);
+    return hi > lo ? q : -1;
 }
 
-shmcoll_status_t shmcoll_coll_allreduce_recexch_radix(shmcoll_team_t *team, const void *sendbuf,
-                                                      void *recvbuf, size_t count,
-                                                      const shmcoll_reduce_op_t *op,
-                                                      const shmcoll_pattern_radix_t *f) {
-    if (shmcoll_pattern_recexch_check(team->size, f) != SHMCOLL_OK) return SHMCOLL_ERR_INVALID;
-    return shmcoll_coll_radix_run(team, sendbuf, recvbuf, count, op, f, recexch_round);
+static void allgather_copy(shmcoll_task_t *task, coll_radix_run_t *rx, int i) {
+    const int q = rx->members[(rx->d + i) % rx->f.radix[rx->j]];
+    char *target = rx->last ? rx->recvbuf : (char *)slot_at(task, rx, task->ch->rank, rx->step, 0);
+    size_t lo, hi;
+    held_range(rx, rx->j + 1, q, &lo, &hi);
+    copy_range(task, target, slot_at(task, rx, q, rx->step - 1, 0), lo, hi, rx->last);
 }
 
-shmcoll_status_t shmcoll_coll_allreduce_recexch(shmcoll_team_t *team, const void *sendbuf,
-                                                void *recvbuf, size_t count,
-                                                const shmcoll_reduce_op_t *op) {
+static const coll_radix_steps_t recexch_steps = {
+    .reduce_scatter_down = 0,
+    .publish_writes = publish_writes,
+    .publish = publish,
+    .reduce_scatter_begin = reduce_scatter_begin,
+    .reduce_scatter_peer = reduce_scatter_peer,
+    .reduce_scatter = reduce_scatter,
+    .allgather_begin = allgather_begin,
+    .allgather_peer = allgather_peer,
+    .allgather_copy = allgather_copy,
+};
+
+/* params.factors, or the default factorisation of the team size; INVALID (every member alike,
+ * before any step) for one that does not fit the team size. */
+static shmcoll_status_t recexch_init(shmcoll_task_t *task) {
+    const int p = task->ch->size;
     shmcoll_pattern_radix_t f;
-    SHMCOLL_CHECK(shmcoll_coll_radix_default(SHMCOLL_COLL_RADIX_RECEXCH, team->size, &f));
-    return shmcoll_coll_allreduce_recexch_radix(team, sendbuf, recvbuf, count, op, &f);
+    if (task->params.factors)
+        f = *task->params.factors;
+    else
+        SHMCOLL_CHECK(shmcoll_coll_radix_default(SHMCOLL_COLL_RADIX_RECEXCH, p, &f));
+    if (shmcoll_pattern_recexch_check(p, &f) != SHMCOLL_OK) return SHMCOLL_ERR_INVALID;
+    return shmcoll_coll_radix_init(task, &f);
 }
+
+static shmcoll_status_t recexch_progress(shmcoll_task_t *task) {
+    return shmcoll_coll_radix_progress(task, &recexch_steps);
+}
+
+const shmcoll_task_ops_t shmcoll_coll_allreduce_recexch_ops = {.init = recexch_init,
+                                                               .progress = recexch_progress};

@@ -6,24 +6,40 @@
  * order straight into its receive buffer. The fold is replicated p times, but for small messages
  * a synchronisation costs far more than reading p small slots, and the identical fold order gives
  * bitwise identical allreduce results everywhere. */
+#include "coll/coll.h"
 #include "coll/coll_internal.h"
 
-shmcoll_status_t shmcoll_coll_reduce_flat(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                          size_t count, const shmcoll_reduce_op_t *op, int root) {
-    shmcoll_channel_t *ch = &team->channel;
-    const size_t span = shmcoll_reduce_op_span(op, count);
-    const int use_inline = span <= SHMCOLL_INLINE_BYTES;
-    const void *input = sendbuf ? sendbuf : recvbuf;
-    if (span > ch->chunk) return SHMCOLL_ERR_NOT_SUPPORTED;
+typedef struct reduce_flat {
+    size_t span;
+    int use_inline;
+    uint64_t step;
+} reduce_flat_t;
 
-    const uint64_t step = shmcoll_channel_next_step(ch);
-    SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
-    coll_copy(team, (void *)coll_slot(ch, ch->rank, step, use_inline), input, span);
-    shmcoll_channel_post(ch, step);
-    if (root == COLL_ALL || root == ch->rank) {
-        SHMCOLL_CHECK(shmcoll_channel_wait_all(ch, step));
-        coll_fold_slots(team, op, step, use_inline, 0, count, recvbuf);
-    }
-    shmcoll_channel_ack(ch, step);
-    return SHMCOLL_OK;
+static shmcoll_status_t reduce_flat_init(shmcoll_task_t *task) {
+    reduce_flat_t *s = SHMCOLL_TASK_STATE(task, reduce_flat_t);
+    s->span = shmcoll_reduce_op_span(task->args->op, task->args->count);
+    s->use_inline = s->span <= SHMCOLL_INLINE_BYTES;
+    return s->span <= task->ch->chunk ? SHMCOLL_OK : SHMCOLL_ERR_NOT_SUPPORTED;
 }
+
+static shmcoll_status_t reduce_flat_progress(shmcoll_task_t *task) {
+    reduce_flat_t *s = SHMCOLL_TASK_STATE(task, reduce_flat_t);
+    shmcoll_channel_t *ch = task->ch;
+    const int root = coll_reduction_root(task);
+    SHMCOLL_RESUME_BEGIN(&task->pc);
+    s->step = shmcoll_channel_next_step(ch);
+    SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_claim(ch, s->step, &task->wait));
+    coll_copy(task, (void *)coll_slot(ch, ch->rank, s->step, s->use_inline), coll_input(task),
+              s->span);
+    shmcoll_channel_post(ch, s->step);
+    if (root == COLL_ALL || root == ch->rank) {
+        SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_all(ch, s->step, &task->wait));
+        coll_fold_slots(task, task->args->op, s->step, s->use_inline, 0, task->args->count,
+                        task->args->recvbuf);
+    }
+    shmcoll_channel_ack(ch, s->step);
+    SHMCOLL_RESUME_END(&task->pc);
+}
+
+const shmcoll_task_ops_t shmcoll_coll_reduce_flat_ops = {.init = reduce_flat_init,
+                                                         .progress = reduce_flat_progress};

@@ -17,116 +17,155 @@
  * (each member writes only its own) instead of updating one shared slice in place, at the same
  * DAV. Stages synchronise point to point (r waits for r+1 only). Stages 0 and 1 of each round claim
  * their buffer from every member (the previous round's final slices, or the previous collective,
- * were read by all); later stages only from r-1, the one member that read the buffer since. */
+ * were read by all); later stages only from r-1, the one member that read the buffer since.
+ *
+ * As a task: one ops for every reduction kind. Reduce and allreduce cut the vector into p equal
+ * blocks; reduce_scatter takes the caller's blocks, whose offsets the chain keeps as a running
+ * sum (stage k's block follows stage k-1's, wrapping to block 0), and, in place, reads a copy of
+ * its input made at the start of the run (the result overwrites the receive buffer where later
+ * rounds still read input), allocated by init and freed by fini. */
+#include "coll/coll.h"
 #include "coll/coll_internal.h"
 
-static const char *input_slice(const char *input, const shmcoll_reduce_op_t *op, size_t first,
-                               size_t lo) {
-    return input + (first + lo) * op->extent;
-}
+#include <stdlib.h>
 
-/* Copy the p reduced slices of a round (posted at final_step) into recvbuf. */
-static shmcoll_status_t copy_out_round(shmcoll_team_t *team, uint64_t final_step, char *recvbuf,
-                                       const shmcoll_reduce_op_t *op, const coll_blocks_t *blocks,
-                                       size_t slice, size_t round) {
-    shmcoll_channel_t *ch = &team->channel;
-    for (int j = 0; j < ch->size; j++) {
-        size_t first, len;
-        coll_block(blocks, j, &first, &len);
-        const size_t lo = round * slice;
-        if (lo >= len) continue;
-        const size_t n = len - lo < slice ? len - lo : slice;
-        SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, j, final_step));
-        coll_copy_out(team, recvbuf + (first + lo) * op->extent,
-                      shmcoll_channel_buffer(ch, j, final_step), shmcoll_reduce_op_span(op, n));
-    }
-    return SHMCOLL_OK;
-}
+typedef struct reduce_ma {
+    /* The plan. */
+    const char *input; /* sendbuf, recvbuf in place, or the copy aside */
+    char *aside;       /* in-place reduce_scatter: the input's copy (malloc), else NULL */
+    coll_blocks_t blocks;
+    coll_result_t result;
+    int wants_all; /* copies every round's p reduced slices out */
+    int upstream, downstream;
+    size_t slice, rounds;
+    size_t first0; /* first element of block (me + 1) mod p, stage 0's */
+    /* The run. */
+    size_t round;
+    int k;         /* the stage */
+    size_t first;  /* first element of the stage's block */
+    uint64_t step; /* the stage's; after the last stage, the round's final step */
+    int j;         /* copy-out: the block */
+} reduce_ma_t;
 
-shmcoll_status_t shmcoll_coll_ma_stage(shmcoll_team_t *team, const shmcoll_reduce_op_t *op, int k,
-                                       uint64_t step, const char *mine, size_t n, void *out,
-                                       int upstream, int downstream) {
-    shmcoll_channel_t *ch = &team->channel;
-    SHMCOLL_CHECK(k <= 1 ? shmcoll_channel_claim(ch, step)
-                         : shmcoll_channel_claim_one(ch, step, downstream));
+_Static_assert(sizeof(reduce_ma_t) <= SHMCOLL_TASK_STATE_BYTES, "reduce_ma state too large");
+
+void shmcoll_coll_ma_stage(shmcoll_task_t *task, const shmcoll_reduce_op_t *op, int k,
+                           uint64_t step, const char *mine, size_t n, void *out, int upstream) {
+    shmcoll_channel_t *ch = task->ch;
     if (!out) out = shmcoll_channel_buffer(ch, ch->rank, step);
     if (k == 0) {
-        coll_copy(team, out, mine, shmcoll_reduce_op_span(op, n));
+        coll_copy(task, out, mine, shmcoll_reduce_op_span(op, n));
     } else {
-        SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, upstream, step - 1));
-        coll_reduce(team, op, mine, shmcoll_channel_buffer(ch, upstream, step - 1), out, n);
+        coll_reduce(task, op, mine, shmcoll_channel_buffer(ch, upstream, step - 1), out, n);
         shmcoll_channel_ack(ch, step - 1);
     }
     shmcoll_channel_post(ch, step);
-    return SHMCOLL_OK;
 }
 
-shmcoll_status_t shmcoll_coll_reduce_ma(shmcoll_team_t *team, const void *input, void *recvbuf,
-                                        const shmcoll_reduce_op_t *op, const coll_blocks_t *blocks,
-                                        coll_result_t result, int root) {
-    shmcoll_channel_t *ch = &team->channel;
-    const int me = ch->rank, p = ch->size;
-    const int upstream = (me + 1) % p, downstream = (me + p - 1) % p;
-    const size_t slice = ch->chunk / op->extent;
-    if (slice == 0 || !op->commutative) return SHMCOLL_ERR_NOT_SUPPORTED;
+shmcoll_status_t shmcoll_coll_ma_init(shmcoll_task_t *task) {
+    reduce_ma_t *s = SHMCOLL_TASK_STATE(task, reduce_ma_t);
+    const shmcoll_coll_args_t *a = task->args;
+    const shmcoll_reduce_op_t *op = a->op;
+    const int me = task->ch->rank, p = task->ch->size;
+    const int scattered = coll_scatters(task);
+    /* Reduce and allreduce need a chain of two or more. */
+    if (!scattered && (!op->commutative || p < 2)) return SHMCOLL_ERR_NOT_SUPPORTED;
+    s->slice = task->ch->chunk / op->extent;
+    if (s->slice == 0 || !op->commutative) return SHMCOLL_ERR_NOT_SUPPORTED;
 
-    size_t longest = 0;
+    const int root = coll_reduction_root(task);
+    s->blocks = coll_task_blocks(task);
+    s->result = scattered          ? COLL_RESULT_SCATTERED
+                : root == COLL_ALL ? COLL_RESULT_ALL
+                                   : COLL_RESULT_ROOT;
+    s->wants_all = s->result == COLL_RESULT_ALL || (s->result == COLL_RESULT_ROOT && me == root);
+    s->upstream = (me + 1) % p;
+    s->downstream = (me + p - 1) % p;
+    size_t longest = 0, before = 0;
+    s->first0 = 0;
     for (int j = 0; j < p; j++) {
-        size_t first, len;
-        coll_block(blocks, j, &first, &len);
+        const size_t len = coll_block_len(&s->blocks, j);
         longest = len > longest ? len : longest;
+        before += len;
+        if (j == me && me + 1 < p) s->first0 = before;
     }
-    const size_t rounds = (longest + slice - 1) / slice;
-    const int wants_all = result == COLL_RESULT_ALL || (result == COLL_RESULT_ROOT && me == root);
+    s->rounds = coll_div_ceil(longest, s->slice);
     /* YHCCL Algorithm 2: send and receive buffers plus the shared slices in flight. */
-    coll_declare_working_set(team, 2 * shmcoll_reduce_op_span(op, blocks->n),
-                             shmcoll_reduce_op_span(op, blocks->n));
-
-    for (size_t round = 0; round < rounds; round++) {
-        uint64_t step = 0;
-        for (int k = 0; k < p; k++) {
-            step = shmcoll_channel_next_step(ch);
-            const int j = (me + 1 + k) % p;
-            size_t first, len;
-            coll_block(blocks, j, &first, &len);
-            const size_t lo = round * slice;
-            const size_t n = lo < len ? (len - lo < slice ? len - lo : slice) : 0;
-            const char *mine = input_slice(input, op, first, lo);
-
-            void *out = k == p - 1 && result == COLL_RESULT_SCATTERED
-                            ? (char *)recvbuf + lo * op->extent
-                            : NULL;
-            SHMCOLL_CHECK(
-                shmcoll_coll_ma_stage(team, op, k, step, mine, n, out, upstream, downstream));
-        }
-        if (wants_all && result != COLL_RESULT_SCATTERED)
-            SHMCOLL_CHECK(copy_out_round(team, step, recvbuf, op, blocks, slice, round));
-        shmcoll_channel_ack(ch, step);
+    const size_t span = shmcoll_reduce_op_span(op, s->blocks.n);
+    coll_declare_working_set(task, 2 * span, span);
+    s->input = coll_input(task);
+    s->aside = NULL;
+    if (scattered && !a->sendbuf) {
+        s->aside = malloc(span ? span : 1);
+        if (!s->aside) return SHMCOLL_ERR_NO_MEMORY;
+        s->input = s->aside;
     }
     return SHMCOLL_OK;
 }
 
-/* Reduce (root) or allreduce (root COLL_ALL) through a chain reduction over p equal blocks. */
-static shmcoll_status_t
-run_equal_blocks(shmcoll_status_t (*reduction)(shmcoll_team_t *, const void *, void *,
-                                               const shmcoll_reduce_op_t *, const coll_blocks_t *,
-                                               coll_result_t, int),
-                 shmcoll_team_t *team, const void *sendbuf, void *recvbuf, size_t count,
-                 const shmcoll_reduce_op_t *op, int root) {
-    if (!op->commutative || team->size < 2) return SHMCOLL_ERR_NOT_SUPPORTED;
-    const coll_blocks_t blocks = coll_blocks_equal(op, count, team->size);
-    return reduction(team, sendbuf ? sendbuf : recvbuf, recvbuf, op, &blocks,
-                     root == COLL_ALL ? COLL_RESULT_ALL : COLL_RESULT_ROOT, root);
+/* Stage s->k of round s->round, its claim and upstream's post in: block j = (me + 1 + k) mod p,
+ * whose first element is s->first, which then moves on to block j + 1's. */
+static void chain_stage(shmcoll_task_t *task, reduce_ma_t *s) {
+    const shmcoll_reduce_op_t *op = task->args->op;
+    const int me = task->ch->rank, p = task->ch->size;
+    const int j = (me + 1 + s->k) % p;
+    const size_t len = coll_block_len(&s->blocks, j);
+    const size_t lo = s->round * s->slice;
+    const size_t n = lo < len ? (len - lo < s->slice ? len - lo : s->slice) : 0;
+    const char *mine = s->input + (s->first + lo) * op->extent;
+    void *out = s->k == p - 1 && s->result == COLL_RESULT_SCATTERED
+                    ? (char *)task->args->recvbuf + lo * op->extent
+                    : NULL;
+    shmcoll_coll_ma_stage(task, op, s->k, s->step, mine, n, out, s->upstream);
+    s->first = j + 1 < p ? s->first + len : 0;
 }
 
-shmcoll_status_t shmcoll_coll_reduce_ma_run(shmcoll_team_t *team, const void *sendbuf,
-                                            void *recvbuf, size_t count,
-                                            const shmcoll_reduce_op_t *op, int root) {
-    return run_equal_blocks(shmcoll_coll_reduce_ma, team, sendbuf, recvbuf, count, op, root);
+/* Copy block s->j's reduced slice of the round (posted at the final step) into recvbuf. */
+static void copy_out_slice(shmcoll_task_t *task, const reduce_ma_t *s) {
+    const shmcoll_reduce_op_t *op = task->args->op;
+    size_t first, len;
+    coll_block_at(&s->blocks, s->j, &first, &len);
+    const size_t lo = s->round * s->slice;
+    const size_t n = len - lo < s->slice ? len - lo : s->slice;
+    coll_copy_out(task, (char *)task->args->recvbuf + (first + lo) * op->extent,
+                  shmcoll_channel_buffer(task->ch, s->j, s->step), shmcoll_reduce_op_span(op, n));
 }
 
-shmcoll_status_t shmcoll_coll_reduce_ma2_run(shmcoll_team_t *team, const void *sendbuf,
-                                             void *recvbuf, size_t count,
-                                             const shmcoll_reduce_op_t *op, int root) {
-    return run_equal_blocks(shmcoll_coll_reduce_ma2, team, sendbuf, recvbuf, count, op, root);
+shmcoll_status_t shmcoll_coll_ma_progress(shmcoll_task_t *task) {
+    reduce_ma_t *s = SHMCOLL_TASK_STATE(task, reduce_ma_t);
+    shmcoll_channel_t *ch = task->ch;
+    const int p = ch->size;
+    SHMCOLL_RESUME_BEGIN(&task->pc);
+    if (s->aside)
+        coll_copy(task, s->aside, task->args->recvbuf,
+                  shmcoll_reduce_op_span(task->args->op, s->blocks.n));
+    for (s->round = 0; s->round < s->rounds; s->round++) {
+        s->first = s->first0;
+        for (s->k = 0; s->k < p; s->k++) {
+            s->step = shmcoll_channel_next_step(ch);
+            SHMCOLL_AWAIT(task, &task->pc, coll_ma_test_claim(task, s->k, s->step, s->downstream));
+            if (s->k > 0)
+                SHMCOLL_AWAIT(task, &task->pc,
+                              shmcoll_channel_test_post(ch, s->upstream, s->step - 1, &task->wait));
+            chain_stage(task, s);
+        }
+        if (s->wants_all && s->result != COLL_RESULT_SCATTERED) {
+            for (s->j = 0; s->j < p; s->j++) {
+                if (s->round * s->slice >= coll_block_len(&s->blocks, s->j)) continue;
+                SHMCOLL_AWAIT(task, &task->pc,
+                              shmcoll_channel_test_post(ch, s->j, s->step, &task->wait));
+                copy_out_slice(task, s);
+            }
+        }
+        shmcoll_channel_ack(ch, s->step);
+    }
+    SHMCOLL_RESUME_END(&task->pc);
 }
+
+void shmcoll_coll_ma_fini(shmcoll_task_t *task) {
+    free(SHMCOLL_TASK_STATE(task, reduce_ma_t)->aside);
+}
+
+const shmcoll_task_ops_t shmcoll_coll_reduce_ma_ops = {.init = shmcoll_coll_ma_init,
+                                                       .progress = shmcoll_coll_ma_progress,
+                                                       .fini = shmcoll_coll_ma_fini};

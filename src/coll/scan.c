@@ -3,51 +3,65 @@
  * Per chunk, one step: every member copies its chunk into its own slot (the inline area for
  * payloads of at most 64 bytes) and posts; member r then folds the slots of members 0..r (scan)
  * or 0..r-1 (exscan) in rank order straight into its receive buffer. One synchronisation per
- * chunk and the canonical order MPI requires for these order-dependent operations. */
+ * chunk and the canonical order MPI requires for these order-dependent operations.
+ *
+ * As a task: scan and exscan alike (the kind says which members to fold), the chunk in hand, its
+ * step and the member awaited kept in the state. */
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 
-static shmcoll_status_t scan_chunks(shmcoll_team_t *team, const char *input, char *recvbuf,
-                                    size_t count, const shmcoll_reduce_op_t *op, int inclusive) {
-    shmcoll_channel_t *ch = &team->channel;
+typedef struct scan_flat {
+    int use_inline;
+    int members; /* folded: 0..members-1 */
+    size_t per_chunk;
+    size_t first; /* of the chunk in hand */
+    uint64_t step;
+    int r; /* the member awaited */
+} scan_flat_t;
+
+_Static_assert(sizeof(scan_flat_t) <= SHMCOLL_TASK_STATE_BYTES, "scan state too large");
+
+static shmcoll_status_t scan_flat_init(shmcoll_task_t *task) {
+    scan_flat_t *s = SHMCOLL_TASK_STATE(task, scan_flat_t);
+    const shmcoll_reduce_op_t *op = task->args->op;
+    const size_t count = task->args->count;
+    const int me = task->ch->rank;
+    s->members = task->args->kind == SHMCOLL_KIND_SCAN ? me + 1 : me;
+    s->use_inline = shmcoll_reduce_op_span(op, count) <= SHMCOLL_INLINE_BYTES;
+    s->per_chunk = s->use_inline ? count : task->ch->chunk / op->extent;
+    return s->per_chunk ? SHMCOLL_OK : SHMCOLL_ERR_NOT_SUPPORTED;
+}
+
+/* Elements of the chunk in hand. */
+static size_t chunk_len(const shmcoll_task_t *task, const scan_flat_t *s) {
+    const size_t count = task->args->count;
+    return count - s->first < s->per_chunk ? count - s->first : s->per_chunk;
+}
+
+static shmcoll_status_t scan_flat_progress(shmcoll_task_t *task) {
+    scan_flat_t *s = SHMCOLL_TASK_STATE(task, scan_flat_t);
+    shmcoll_channel_t *ch = task->ch;
+    const shmcoll_reduce_op_t *op = task->args->op;
     const int me = ch->rank;
-    const int members = inclusive ? me + 1 : me;
-    const size_t total = shmcoll_reduce_op_span(op, count);
-    const int use_inline = total <= SHMCOLL_INLINE_BYTES;
-    const size_t per_chunk = use_inline ? count : ch->chunk / op->extent;
-    if (per_chunk == 0) return SHMCOLL_ERR_NOT_SUPPORTED;
-    for (size_t first = 0; first < count; first += per_chunk) {
-        const size_t n = count - first < per_chunk ? count - first : per_chunk;
-        const uint64_t step = shmcoll_channel_next_step(ch);
-        SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
-        coll_copy(team, (void *)coll_slot(ch, me, step, use_inline), input + first * op->extent,
-                  shmcoll_reduce_op_span(op, n));
-        shmcoll_channel_post(ch, step);
-        for (int r = 0; r < members; r++)
-            if (r != me) SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, r, step));
-        if (members > 0)
-            coll_fold_first(team, op, step, use_inline, 0, n, members,
-                            recvbuf + first * op->extent);
-        shmcoll_channel_ack(ch, step);
+    SHMCOLL_RESUME_BEGIN(&task->pc);
+    for (s->first = 0; s->first < task->args->count; s->first += s->per_chunk) {
+        s->step = shmcoll_channel_next_step(ch);
+        SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_claim(ch, s->step, &task->wait));
+        coll_copy(task, (void *)coll_slot(ch, me, s->step, s->use_inline),
+                  coll_input(task) + s->first * op->extent,
+                  shmcoll_reduce_op_span(op, chunk_len(task, s)));
+        shmcoll_channel_post(ch, s->step);
+        for (s->r = 0; s->r < s->members; s->r++)
+            if (s->r != me)
+                SHMCOLL_AWAIT(task, &task->pc,
+                              shmcoll_channel_test_post(ch, s->r, s->step, &task->wait));
+        if (s->members > 0)
+            coll_fold_first(task, op, s->step, s->use_inline, 0, chunk_len(task, s), s->members,
+                            (char *)task->args->recvbuf + s->first * op->extent);
+        shmcoll_channel_ack(ch, s->step);
     }
-    return SHMCOLL_OK;
+    SHMCOLL_RESUME_END(&task->pc);
 }
 
-static shmcoll_status_t scan_any(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                 size_t count, const shmcoll_reduce_op_t *op, int inclusive) {
-    shmcoll_status_t status = coll_begin(team, inclusive ? "scan" : "exscan");
-    if (status != SHMCOLL_OK) return status;
-    if (count == 0) return coll_end(team, SHMCOLL_OK, "none");
-    status = scan_chunks(team, sendbuf ? sendbuf : recvbuf, recvbuf, count, op, inclusive);
-    return coll_end(team, status, "flat");
-}
-
-shmcoll_status_t shmcoll_scan(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                              size_t count, const shmcoll_reduce_op_t *op) {
-    return scan_any(team, sendbuf, recvbuf, count, op, 1);
-}
-
-shmcoll_status_t shmcoll_exscan(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                size_t count, const shmcoll_reduce_op_t *op) {
-    return scan_any(team, sendbuf, recvbuf, count, op, 0);
-}
+const shmcoll_task_ops_t shmcoll_coll_scan_flat_ops = {.init = scan_flat_init,
+                                                       .progress = scan_flat_progress};

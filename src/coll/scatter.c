@@ -4,88 +4,118 @@
  * round t the root copies piece t of every member's block into that member's piece and posts,
  * and each member copies its own piece out (receiver-side copy: the readers work in parallel,
  * KNEM-coll's direction for scatter). Blocks of SHMCOLL_CMA_MIN bytes and more move single-copy
- * instead (coll/single_copy.c).
+ * instead (coll/single_copy.c, the registry's single-copy row).
  *
  * Scatterv: only the root knows the block sizes. When single-copy serves the long blocks and the
  * short ones fit a piece of the root's slot, every block's way follows from its own size and
- * the call is one step (the single-copy entry). Otherwise the root first publishes the longest
- * block in one agreement step: with two steps per call the root cannot fill a call's slot before
- * every member has finished the previous call, which made scattervs of 4-64 KiB 1.3-1.8 times
- * slower than scatters. */
+ * the call is one step (the one-step row, coll/single_copy.c). Otherwise the root first publishes
+ * the longest block in one agreement step: with two steps per call the root cannot fill a call's
+ * slot before every member has finished the previous call, which made scattervs of 4-64 KiB
+ * 1.3-1.8 times slower than scatters. */
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 
-static shmcoll_status_t scatter_rounds(shmcoll_team_t *team, const char *sendbuf,
-                                       const coll_bytes_t *blocks, char *recvbuf, size_t my_count,
-                                       size_t longest, int root) {
-    shmcoll_channel_t *ch = &team->channel;
-    const int me = ch->rank, p = ch->size;
-    const size_t piece = coll_piece_per_member(ch->chunk, p);
-    const size_t rounds = coll_div_ceil(longest, piece);
-    coll_declare_working_set(team, longest * (size_t)(p + 1), longest);
+typedef struct scatter_state {
+    int agreeing;          /* scatterv: agree on the longest block first */
+    int single;            /* scatterv: moves single-copy after agreeing */
+    uint64_t mine_longest; /* scatterv: what this member brings to the agreement */
+    size_t piece;
+    size_t rounds;
+    size_t round;
+    uint64_t step;
+    coll_agree_t agree;
+    coll_single_t single_copy;
+} scatter_state_t;
 
-    if (me == root && recvbuf)
-        coll_copy(team, recvbuf, sendbuf + coll_bytes_displ(blocks, me), my_count);
-    for (size_t round = 0; round < rounds; round++) {
-        const uint64_t step = shmcoll_channel_next_step(ch);
-        char *slots = shmcoll_channel_buffer(ch, root, step);
-        if (me == root) {
-            SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
-            for (int r = 0; r < p; r++) {
-                if (r == root) continue;
-                const size_t n = coll_round_bytes(coll_bytes_count(blocks, r), round, piece);
-                coll_copy(team, slots + (size_t)r * piece,
-                          sendbuf + coll_bytes_displ(blocks, r) + round * piece, n);
-            }
-            shmcoll_channel_post(ch, step);
-        } else {
-            const size_t n = coll_round_bytes(my_count, round, piece);
-            if (n) {
-                SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, root, step));
-                coll_copy_out(team, recvbuf + round * piece, slots + (size_t)me * piece, n);
-            }
-        }
-        shmcoll_channel_ack(ch, step);
-    }
+_Static_assert(sizeof(scatter_state_t) <= SHMCOLL_TASK_STATE_BYTES, "scatter state");
+
+/* The rounds of blocks of up to `longest` bytes, and their working set. */
+static void scatter_plan(shmcoll_task_t *task, scatter_state_t *s, size_t longest) {
+    s->piece = coll_piece_per_member(task->ch->chunk, task->ch->size);
+    s->rounds = coll_div_ceil(longest, s->piece);
+    coll_declare_working_set(task, longest * (size_t)(task->ch->size + 1), longest);
+}
+
+static void scatter_init_common(scatter_state_t *s) {
+    s->single = 0;
+    s->agree = (coll_agree_t){0};
+    s->single_copy = (coll_single_t){0};
+}
+
+static shmcoll_status_t scatter_pipeline_init(shmcoll_task_t *task) {
+    scatter_state_t *s = SHMCOLL_TASK_STATE(task, scatter_state_t);
+    scatter_init_common(s);
+    s->agreeing = 0;
+    scatter_plan(task, s, task->args->count);
     return SHMCOLL_OK;
 }
 
-static shmcoll_status_t scatter_run(shmcoll_team_t *team, const char *sendbuf,
-                                    const coll_bytes_t *blocks, char *recvbuf, size_t my_count,
-                                    size_t longest, int root) {
-    if (coll_single_copy(team, 1, longest))
-        return coll_end(team,
-                        shmcoll_coll_scatter_single(team, sendbuf, blocks, recvbuf, my_count, root),
-                        "single-copy");
-    return coll_end(team, scatter_rounds(team, sendbuf, blocks, recvbuf, my_count, longest, root),
-                    "pipeline");
+static shmcoll_status_t scatterv_pipeline_init(shmcoll_task_t *task) {
+    scatter_state_t *s = SHMCOLL_TASK_STATE(task, scatter_state_t);
+    const shmcoll_coll_args_t *a = task->args;
+    scatter_init_common(s);
+    s->agreeing = 1;
+    s->mine_longest = 0;
+    if (task->ch->rank == a->root)
+        for (int r = 0; r < task->ch->size; r++)
+            if (r != a->root && a->sendcounts[r] > s->mine_longest)
+                s->mine_longest = a->sendcounts[r];
+    return SHMCOLL_OK;
 }
 
-shmcoll_status_t shmcoll_scatter(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                 size_t bytes, int root) {
-    if (root < 0 || root >= team->size) return SHMCOLL_ERR_INVALID;
-    shmcoll_status_t status = coll_begin(team, "scatter");
-    if (status != SHMCOLL_OK) return status;
-    const coll_bytes_t blocks = {.bytes = bytes};
-    return scatter_run(team, sendbuf, &blocks, recvbuf, bytes, bytes, root);
+static shmcoll_status_t scatter_progress(shmcoll_task_t *task) {
+    scatter_state_t *s = SHMCOLL_TASK_STATE(task, scatter_state_t);
+    shmcoll_channel_t *ch = task->ch;
+    const shmcoll_coll_args_t *a = task->args;
+    const int me = ch->rank, p = ch->size, root = a->root;
+    const coll_bytes_t blocks = coll_send_blocks(a);
+    const char *sendbuf = a->sendbuf;
+    const size_t my_count = a->kind == SHMCOLL_KIND_SCATTERV ? a->recvbytes : a->count;
+    char *recvbuf = a->recvbuf;
+    SHMCOLL_RESUME_BEGIN(&task->pc);
+    if (s->agreeing) {
+        SHMCOLL_AWAIT_TEST(&task->pc,
+                           shmcoll_coll_agree_max(task, &s->agree, s->mine_longest, root));
+        s->single = coll_single_copy(task->team, 1, s->agree.result);
+        task->algo = s->single ? "single-copy" : "pipeline";
+        if (!s->single) scatter_plan(task, s, s->agree.result);
+    }
+    if (s->single) {
+        SHMCOLL_AWAIT_TEST(&task->pc,
+                           shmcoll_coll_scatter_single(task, &s->single_copy, sendbuf, &blocks,
+                                                       recvbuf, my_count, root));
+    } else {
+        if (me == root && recvbuf)
+            coll_copy(task, recvbuf, sendbuf + coll_bytes_displ(&blocks, me), my_count);
+        for (s->round = 0; s->round < s->rounds; s->round++) {
+            s->step = shmcoll_channel_next_step(ch);
+            if (me == root) {
+                SHMCOLL_AWAIT(task, &task->pc,
+                              shmcoll_channel_test_claim(ch, s->step, &task->wait));
+                char *slots = shmcoll_channel_buffer(ch, root, s->step);
+                for (int r = 0; r < p; r++) {
+                    if (r == root) continue;
+                    coll_copy(task, slots + (size_t)r * s->piece,
+                              sendbuf + coll_bytes_displ(&blocks, r) + s->round * s->piece,
+                              coll_round_bytes(coll_bytes_count(&blocks, r), s->round, s->piece));
+                }
+                shmcoll_channel_post(ch, s->step);
+            } else if (coll_round_bytes(my_count, s->round, s->piece)) {
+                SHMCOLL_AWAIT(task, &task->pc,
+                              shmcoll_channel_test_post(ch, root, s->step, &task->wait));
+                coll_copy_out(task, recvbuf + s->round * s->piece,
+                              (const char *)shmcoll_channel_buffer(ch, root, s->step) +
+                                  (size_t)me * s->piece,
+                              coll_round_bytes(my_count, s->round, s->piece));
+            }
+            shmcoll_channel_ack(ch, s->step);
+        }
+    }
+    SHMCOLL_RESUME_END(&task->pc);
 }
 
-shmcoll_status_t shmcoll_scatterv(shmcoll_team_t *team, const void *sendbuf,
-                                  const size_t *sendbytes, const size_t *displs, void *recvbuf,
-                                  size_t recvbytes, int root) {
-    if (root < 0 || root >= team->size) return SHMCOLL_ERR_INVALID;
-    shmcoll_status_t status = coll_begin(team, "scatterv");
-    if (status != SHMCOLL_OK) return status;
-    const coll_bytes_t blocks = {.counts = sendbytes, .displs = displs};
-    if (coll_one_step(team, coll_piece_per_member(team->channel.chunk, team->size)))
-        return coll_end(
-            team, shmcoll_coll_scatter_single(team, sendbuf, &blocks, recvbuf, recvbytes, root),
-            "one-step");
-    uint64_t longest = 0;
-    if (team->rank == root)
-        for (int r = 0; r < team->size; r++)
-            if (r != root && sendbytes[r] > longest) longest = sendbytes[r];
-    status = shmcoll_coll_agree_max(team, longest, root, &longest);
-    if (status != SHMCOLL_OK) return coll_end(team, status, "pipeline");
-    return scatter_run(team, sendbuf, &blocks, recvbuf, recvbytes, longest, root);
-}
+const shmcoll_task_ops_t shmcoll_coll_scatter_pipeline_ops = {.init = scatter_pipeline_init,
+                                                              .progress = scatter_progress};
+
+const shmcoll_task_ops_t shmcoll_coll_scatterv_pipeline_ops = {.init = scatterv_pipeline_init,
+                                                               .progress = scatter_progress};

@@ -5,13 +5,17 @@
  * One step per collective, whatever the size: each exposing member writes its buffer's address
  * (and, for the v-variants, the address of its byte-displacement array) into the inline area of
  * its post flag and posts; the others wait for that post, copy, and acknowledge the step. An
- * exposing member returns only once every other member has acknowledged, since its buffer may
+ * exposing member finishes only once every other member has acknowledged, since its buffer may
  * change as soon as it returns. DAV is 2 bytes per byte moved, the minimum for a copy.
  *
  * Direction (KNEM-coll): the non-root members do the copies, so they run in parallel instead of
  * queueing at the root: bcast and scatter read from the root, gather writes into the root.
  * Allgather and alltoall read, each member visiting the others from its right-hand neighbour on,
- * so that the p readers spread over p sources. */
+ * so that the p readers spread over p sources.
+ *
+ * As tasks: the copies through process_vm_readv/writev are system calls that never wait for a
+ * peer, so they run inside progress; the waits (the claim before exposing, a peer's post, the
+ * acknowledgements an exposing member collects) are the resume points. */
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 #include "shm/cma.h"
@@ -34,174 +38,311 @@ static void publish(shmcoll_channel_t *ch, uint64_t step, const void *base, cons
     shmcoll_channel_post(ch, step);
 }
 
-static shmcoll_status_t expose(shmcoll_team_t *team, uint64_t step, const void *base,
-                               const size_t *displs) {
-    SHMCOLL_CHECK(shmcoll_channel_claim(&team->channel, step));
-    publish(&team->channel, step, base, displs);
-    return SHMCOLL_OK;
-}
-
-/* The exposing member returns once everyone has acknowledged what it exposed. */
-static shmcoll_status_t release(shmcoll_team_t *team, uint64_t step) {
-    shmcoll_channel_ack(&team->channel, step);
-    return shmcoll_channel_wait_done(&team->channel, step);
-}
-
 /* Copy `n` bytes between this member's `local` and member q's address `remote`. A failure here
  * is published, so members waiting for this one stop at once. */
-static shmcoll_status_t cma(shmcoll_team_t *team, int q, void *local, uintptr_t remote, size_t n,
+static shmcoll_status_t cma(shmcoll_task_t *task, int q, void *local, uintptr_t remote, size_t n,
                             int write) {
+    shmcoll_team_t *team = task->team;
     shmcoll_status_t status = shmcoll_cma_copy(team->pids[q], q, local, remote, n, write,
                                                team->error, sizeof team->error);
     if (status == SHMCOLL_ERR_NOT_SUPPORTED)
         status = SHMCOLL_ERR_SYSTEM; /* too late to fall back */
-    return status == SHMCOLL_OK ? status : shmcoll_channel_fail(&team->channel, status, q);
+    return status == SHMCOLL_OK ? status : shmcoll_channel_fail(task->ch, status, q);
 }
 
 /* The same for payload, counted in the DAV. */
-static shmcoll_status_t transfer(shmcoll_team_t *team, int q, void *local, uintptr_t remote,
+static shmcoll_status_t transfer(shmcoll_task_t *task, int q, void *local, uintptr_t remote,
                                  size_t n, int write) {
     if (!n) return SHMCOLL_OK;
-    SHMCOLL_CHECK(cma(team, q, local, remote, n, write));
-    team->dav += 2 * n;
+    SHMCOLL_CHECK(cma(task, q, local, remote, n, write));
+    task->dav += 2 * n;
     return SHMCOLL_OK;
 }
 
 /* Where block `index` of member q's exposed buffer starts: index x `bytes` for uniform blocks,
- * else q's displacement for it, read from q's array. */
-static shmcoll_status_t peer_block(shmcoll_team_t *team, int q, uint64_t step, int index,
+ * else q's displacement for it, read from q's array. Only once q has posted `step` (the caller
+ * tests for that post first: this never waits). */
+static shmcoll_status_t peer_block(shmcoll_task_t *task, int q, uint64_t step, int index,
                                    size_t bytes, uintptr_t *where) {
-    shmcoll_channel_t *ch = &team->channel;
-    SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, q, step));
     exposed_t theirs;
-    memcpy(&theirs, shmcoll_channel_inline(ch, q, step), sizeof theirs);
+    memcpy(&theirs, shmcoll_channel_inline(task->ch, q, step), sizeof theirs);
     size_t displ = (size_t)index * bytes;
     if (theirs.displs) {
         const uintptr_t entry = theirs.displs + (size_t)index * sizeof(size_t);
-        SHMCOLL_CHECK(cma(team, q, &displ, entry, sizeof displ, 0));
+        SHMCOLL_CHECK(cma(task, q, &displ, entry, sizeof displ, 0));
     }
     *where = theirs.base + displ;
     return SHMCOLL_OK;
 }
 
-shmcoll_status_t shmcoll_coll_allgather_single(shmcoll_team_t *team, const char *mine,
-                                               char *recvbuf, const coll_bytes_t *blocks) {
-    const int me = team->rank, p = team->size;
-    const uint64_t step = shmcoll_channel_next_step(&team->channel);
-    SHMCOLL_CHECK(expose(team, step, mine, NULL));
-    coll_copy(team, recvbuf + coll_bytes_displ(blocks, me), mine, coll_bytes_count(blocks, me));
-    for (int i = 1; i < p; i++) {
-        const int q = (me + i) % p;
-        const size_t n = coll_bytes_count(blocks, q);
-        uintptr_t from;
-        if (!n) continue;
-        SHMCOLL_CHECK(peer_block(team, q, step, 0, 0, &from));
-        SHMCOLL_CHECK(transfer(team, q, recvbuf + coll_bytes_displ(blocks, q), from, n, 0));
-    }
-    return release(team, step);
+/* Whether a block of a rooted call moves single-copy rather than through a slot of `slot_bytes`
+ * in the same step: long enough for single copy, or too long for the slot. Its sender and the
+ * root both know its size, so both ends choose alike. Where the call is one step because
+ * cma_min <= slot_bytes (the one-step rows), the second clause adds nothing; after an agreement
+ * (cma_min > slot_bytes), it keeps blocks between the two sizes from overrunning their slot. */
+static int block_single(const shmcoll_team_t *team, size_t n, size_t slot_bytes) {
+    return coll_single_copy(team, 1, n) || n > slot_bytes;
 }
 
-shmcoll_status_t shmcoll_coll_alltoall_single(shmcoll_team_t *team, const char *sendbuf,
-                                              const coll_bytes_t *out, char *recvbuf,
-                                              const coll_bytes_t *in) {
-    const int me = team->rank, p = team->size;
-    const uint64_t step = shmcoll_channel_next_step(&team->channel);
-    SHMCOLL_CHECK(expose(team, step, sendbuf, out->counts ? out->displs : NULL));
-    coll_copy(team, recvbuf + coll_bytes_displ(in, me), sendbuf + coll_bytes_displ(out, me),
+/* Every single-copy algorithm needs a team that may use cross-memory attach: the selector only
+ * offers them then, a row forced by name finds the same answer on every member. */
+static shmcoll_status_t single_usable(shmcoll_task_t *task) {
+    return task->team->cma != SHMCOLL_CMA_OFF ? SHMCOLL_OK : SHMCOLL_ERR_NOT_SUPPORTED;
+}
+
+/* ---- The bodies gatherv, scatterv and alltoallv share -------------------------------------- */
+
+shmcoll_status_t shmcoll_coll_alltoall_single(shmcoll_task_t *task, coll_single_t *c,
+                                              const char *sendbuf, const coll_bytes_t *out,
+                                              char *recvbuf, const coll_bytes_t *in) {
+    shmcoll_channel_t *ch = task->ch;
+    const int me = ch->rank, p = ch->size;
+    SHMCOLL_RESUME_BEGIN(&c->pc);
+    c->step = shmcoll_channel_next_step(ch);
+    SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_claim(ch, c->step, &task->wait));
+    publish(ch, c->step, sendbuf, out->counts ? out->displs : NULL);
+    coll_copy(task, recvbuf + coll_bytes_displ(in, me), sendbuf + coll_bytes_displ(out, me),
               coll_bytes_count(in, me));
-    for (int i = 1; i < p; i++) {
-        const int q = (me + i) % p;
-        const size_t n = coll_bytes_count(in, q);
+    for (c->i = 1; c->i < p; c->i++) {
+        if (!coll_bytes_count(in, (me + c->i) % p)) continue;
+        SHMCOLL_AWAIT(task, &c->pc,
+                      shmcoll_channel_test_post(ch, (me + c->i) % p, c->step, &task->wait));
+        const int q = (me + c->i) % p;
         uintptr_t from;
-        if (!n) continue;
-        SHMCOLL_CHECK(peer_block(team, q, step, me, out->bytes, &from));
-        SHMCOLL_CHECK(transfer(team, q, recvbuf + coll_bytes_displ(in, q), from, n, 0));
+        SHMCOLL_CHECK(peer_block(task, q, c->step, me, out->bytes, &from));
+        SHMCOLL_CHECK(
+            transfer(task, q, recvbuf + coll_bytes_displ(in, q), from, coll_bytes_count(in, q), 0));
     }
-    return release(team, step);
+    shmcoll_channel_ack(ch, c->step);
+    SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_done(ch, c->step, &task->wait));
+    SHMCOLL_RESUME_END(&c->pc);
 }
 
-shmcoll_status_t shmcoll_coll_gather_single(shmcoll_team_t *team, const char *mine, size_t my_count,
-                                            char *recvbuf, const coll_bytes_t *blocks, int root) {
-    shmcoll_channel_t *ch = &team->channel;
-    const int me = ch->rank;
-    const uint64_t step = shmcoll_channel_next_step(ch);
+shmcoll_status_t shmcoll_coll_gather_single(shmcoll_task_t *task, coll_single_t *c,
+                                            const char *mine, size_t my_count, char *recvbuf,
+                                            const coll_bytes_t *blocks, int root) {
+    shmcoll_channel_t *ch = task->ch;
+    const shmcoll_team_t *team = task->team;
+    const int me = ch->rank, p = ch->size;
+    SHMCOLL_RESUME_BEGIN(&c->pc);
+    c->step = shmcoll_channel_next_step(ch);
     if (me == root) {
-        SHMCOLL_CHECK(expose(team, step, recvbuf, blocks->counts ? blocks->displs : NULL));
-        if (mine) coll_copy(team, recvbuf + coll_bytes_displ(blocks, me), mine, my_count);
-        for (int i = 1; i < ch->size; i++) {
-            const int q = (me + i) % ch->size;
-            const size_t n = coll_bytes_count(blocks, q);
-            if (!n || coll_single_copy(team, 1, n)) continue;
-            SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, q, step));
-            coll_copy(team, recvbuf + coll_bytes_displ(blocks, q),
-                      coll_slot(ch, q, step, n <= SHMCOLL_INLINE_BYTES), n);
+        SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_claim(ch, c->step, &task->wait));
+        publish(ch, c->step, recvbuf, blocks->counts ? blocks->displs : NULL);
+        if (mine) coll_copy(task, recvbuf + coll_bytes_displ(blocks, me), mine, my_count);
+        for (c->i = 1; c->i < p; c->i++) {
+            const size_t n = coll_bytes_count(blocks, (me + c->i) % p);
+            if (!n || block_single(team, n, ch->chunk)) continue;
+            SHMCOLL_AWAIT(task, &c->pc,
+                          shmcoll_channel_test_post(ch, (me + c->i) % p, c->step, &task->wait));
+            const int q = (me + c->i) % p;
+            const size_t bytes = coll_bytes_count(blocks, q);
+            coll_copy(task, recvbuf + coll_bytes_displ(blocks, q),
+                      coll_slot(ch, q, c->step, bytes <= SHMCOLL_INLINE_BYTES), bytes);
         }
-        return release(team, step);
-    }
-    if (coll_single_copy(team, 1, my_count)) {
+        shmcoll_channel_ack(ch, c->step);
+        SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_done(ch, c->step, &task->wait));
+    } else if (block_single(team, my_count, ch->chunk)) {
+        SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_post(ch, root, c->step, &task->wait));
         uintptr_t to;
-        SHMCOLL_CHECK(peer_block(team, root, step, me, blocks->bytes, &to));
-        SHMCOLL_CHECK(transfer(team, root, (void *)mine, to, my_count, 1));
-    } else if (my_count) {
-        SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
-        coll_copy(team, (void *)coll_slot(ch, me, step, my_count <= SHMCOLL_INLINE_BYTES), mine,
-                  my_count);
-        shmcoll_channel_post(ch, step);
+        SHMCOLL_CHECK(peer_block(task, root, c->step, me, blocks->bytes, &to));
+        SHMCOLL_CHECK(transfer(task, root, (void *)mine, to, my_count, 1));
+        shmcoll_channel_ack(ch, c->step);
+    } else {
+        if (my_count) {
+            SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_claim(ch, c->step, &task->wait));
+            coll_copy(task, (void *)coll_slot(ch, me, c->step, my_count <= SHMCOLL_INLINE_BYTES),
+                      mine, my_count);
+            shmcoll_channel_post(ch, c->step);
+        }
+        shmcoll_channel_ack(ch, c->step);
     }
-    shmcoll_channel_ack(ch, step);
-    return SHMCOLL_OK;
+    SHMCOLL_RESUME_END(&c->pc);
 }
 
-shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_team_t *team, const char *sendbuf,
-                                             const coll_bytes_t *blocks, char *recvbuf,
-                                             size_t my_count, int root) {
-    shmcoll_channel_t *ch = &team->channel;
+shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_task_t *task, coll_single_t *c,
+                                             const char *sendbuf, const coll_bytes_t *blocks,
+                                             char *recvbuf, size_t my_count, int root) {
+    shmcoll_channel_t *ch = task->ch;
+    const shmcoll_team_t *team = task->team;
     const int me = ch->rank;
     const size_t piece = coll_piece_per_member(ch->chunk, ch->size);
-    const uint64_t step = shmcoll_channel_next_step(ch);
+    SHMCOLL_RESUME_BEGIN(&c->pc);
+    c->step = shmcoll_channel_next_step(ch);
     if (me == root) {
-        int exposed = 0;
-        SHMCOLL_CHECK(shmcoll_channel_claim(ch, step));
-        char *slots = shmcoll_channel_buffer(ch, me, step);
+        c->exposed = 0;
+        SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_claim(ch, c->step, &task->wait));
+        char *slots = shmcoll_channel_buffer(ch, me, c->step);
         for (int q = 0; q < ch->size; q++) {
             const size_t n = coll_bytes_count(blocks, q);
             if (q == me || !n) continue;
-            if (coll_single_copy(team, 1, n))
-                exposed = 1;
+            if (block_single(team, n, piece))
+                c->exposed = 1;
             else
-                coll_copy(team, slots + (size_t)q * piece, sendbuf + coll_bytes_displ(blocks, q),
+                coll_copy(task, slots + (size_t)q * piece, sendbuf + coll_bytes_displ(blocks, q),
                           n);
         }
-        publish(ch, step, sendbuf, blocks->counts ? blocks->displs : NULL);
-        if (recvbuf) coll_copy(team, recvbuf, sendbuf + coll_bytes_displ(blocks, me), my_count);
-        if (exposed) return release(team, step);
-        shmcoll_channel_ack(ch, step);
-        return SHMCOLL_OK;
-    }
-    if (coll_single_copy(team, 1, my_count)) {
+        publish(ch, c->step, sendbuf, blocks->counts ? blocks->displs : NULL);
+        if (recvbuf) coll_copy(task, recvbuf, sendbuf + coll_bytes_displ(blocks, me), my_count);
+        shmcoll_channel_ack(ch, c->step);
+        if (c->exposed)
+            SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_done(ch, c->step, &task->wait));
+    } else if (block_single(team, my_count, piece)) {
+        SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_post(ch, root, c->step, &task->wait));
         uintptr_t from;
-        SHMCOLL_CHECK(peer_block(team, root, step, me, blocks->bytes, &from));
-        SHMCOLL_CHECK(transfer(team, root, recvbuf, from, my_count, 0));
-    } else if (my_count) {
-        SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, root, step));
-        coll_copy_out(team, recvbuf,
-                      (const char *)shmcoll_channel_buffer(ch, root, step) + (size_t)me * piece,
-                      my_count);
+        SHMCOLL_CHECK(peer_block(task, root, c->step, me, blocks->bytes, &from));
+        SHMCOLL_CHECK(transfer(task, root, recvbuf, from, my_count, 0));
+        shmcoll_channel_ack(ch, c->step);
+    } else {
+        if (my_count) {
+            SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_post(ch, root, c->step, &task->wait));
+            coll_copy_out(task, recvbuf,
+                          (const char *)shmcoll_channel_buffer(ch, root, c->step) +
+                              (size_t)me * piece,
+                          my_count);
+        }
+        shmcoll_channel_ack(ch, c->step);
     }
-    shmcoll_channel_ack(ch, step);
-    return SHMCOLL_OK;
+    SHMCOLL_RESUME_END(&c->pc);
 }
 
-shmcoll_status_t shmcoll_coll_bcast_single(shmcoll_team_t *team, void *buf, size_t bytes,
-                                           int root) {
-    const uint64_t step = shmcoll_channel_next_step(&team->channel);
-    if (team->rank == root) {
-        SHMCOLL_CHECK(expose(team, step, buf, NULL));
-        return release(team, step);
-    }
-    uintptr_t from;
-    SHMCOLL_CHECK(peer_block(team, root, step, 0, 0, &from));
-    SHMCOLL_CHECK(transfer(team, root, buf, from, bytes, 0));
-    shmcoll_channel_ack(&team->channel, step);
-    return SHMCOLL_OK;
+/* ---- The single-copy rows ------------------------------------------------------------------ */
+
+/* bcast: the root exposes its buffer, every other member reads it whole. */
+typedef struct bcast_single {
+    uint64_t step;
+} bcast_single_t;
+
+_Static_assert(sizeof(bcast_single_t) <= SHMCOLL_TASK_STATE_BYTES, "bcast single-copy state");
+
+static shmcoll_status_t bcast_single_init(shmcoll_task_t *task) {
+    return single_usable(task);
 }
+
+static shmcoll_status_t bcast_single_progress(shmcoll_task_t *task) {
+    bcast_single_t *s = SHMCOLL_TASK_STATE(task, bcast_single_t);
+    shmcoll_channel_t *ch = task->ch;
+    const int root = task->args->root;
+    SHMCOLL_RESUME_BEGIN(&task->pc);
+    s->step = shmcoll_channel_next_step(ch);
+    if (ch->rank == root) {
+        SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_claim(ch, s->step, &task->wait));
+        publish(ch, s->step, task->args->recvbuf, NULL);
+        shmcoll_channel_ack(ch, s->step);
+        SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_done(ch, s->step, &task->wait));
+    } else {
+        SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_post(ch, root, s->step, &task->wait));
+        uintptr_t from;
+        SHMCOLL_CHECK(peer_block(task, root, s->step, 0, 0, &from));
+        SHMCOLL_CHECK(transfer(task, root, task->args->recvbuf, from, task->args->count, 0));
+        shmcoll_channel_ack(ch, s->step);
+    }
+    SHMCOLL_RESUME_END(&task->pc);
+}
+
+const shmcoll_task_ops_t shmcoll_coll_bcast_single_ops = {.init = bcast_single_init,
+                                                          .progress = bcast_single_progress};
+
+/* allgather(v): every member exposes its block and reads every other member's. */
+typedef struct allgather_single {
+    uint64_t step;
+    int i;
+} allgather_single_t;
+
+_Static_assert(sizeof(allgather_single_t) <= SHMCOLL_TASK_STATE_BYTES,
+               "allgather single-copy state");
+
+static shmcoll_status_t allgather_single_init(shmcoll_task_t *task) {
+    return single_usable(task);
+}
+
+static shmcoll_status_t allgather_single_progress(shmcoll_task_t *task) {
+    allgather_single_t *s = SHMCOLL_TASK_STATE(task, allgather_single_t);
+    shmcoll_channel_t *ch = task->ch;
+    const int me = ch->rank, p = ch->size;
+    const coll_bytes_t blocks = coll_recv_blocks(task->args);
+    char *recvbuf = task->args->recvbuf;
+    const char *mine = task->args->sendbuf ? (const char *)task->args->sendbuf
+                                           : recvbuf + coll_bytes_displ(&blocks, me);
+    SHMCOLL_RESUME_BEGIN(&task->pc);
+    s->step = shmcoll_channel_next_step(ch);
+    SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_claim(ch, s->step, &task->wait));
+    publish(ch, s->step, mine, NULL);
+    coll_copy(task, recvbuf + coll_bytes_displ(&blocks, me), mine, coll_bytes_count(&blocks, me));
+    for (s->i = 1; s->i < p; s->i++) {
+        if (!coll_bytes_count(&blocks, (me + s->i) % p)) continue;
+        SHMCOLL_AWAIT(task, &task->pc,
+                      shmcoll_channel_test_post(ch, (me + s->i) % p, s->step, &task->wait));
+        const int q = (me + s->i) % p;
+        uintptr_t from;
+        SHMCOLL_CHECK(peer_block(task, q, s->step, 0, 0, &from));
+        SHMCOLL_CHECK(transfer(task, q, recvbuf + coll_bytes_displ(&blocks, q), from,
+                               coll_bytes_count(&blocks, q), 0));
+    }
+    shmcoll_channel_ack(ch, s->step);
+    SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_done(ch, s->step, &task->wait));
+    SHMCOLL_RESUME_END(&task->pc);
+}
+
+const shmcoll_task_ops_t shmcoll_coll_allgather_single_ops = {
+    .init = allgather_single_init, .progress = allgather_single_progress};
+
+/* gather, gatherv (one-step), scatter, scatterv (one-step) and alltoall: the bodies above. */
+typedef struct body_single {
+    coll_single_t single;
+} body_single_t;
+
+_Static_assert(sizeof(body_single_t) <= SHMCOLL_TASK_STATE_BYTES, "single-copy state");
+
+static shmcoll_status_t body_single_init(shmcoll_task_t *task) {
+    SHMCOLL_TASK_STATE(task, body_single_t)->single = (coll_single_t){0};
+    return single_usable(task);
+}
+
+static shmcoll_status_t gather_single_progress(shmcoll_task_t *task) {
+    body_single_t *s = SHMCOLL_TASK_STATE(task, body_single_t);
+    const shmcoll_coll_args_t *a = task->args;
+    const coll_bytes_t blocks = coll_recv_blocks(a);
+    const size_t my_count = a->kind == SHMCOLL_KIND_GATHERV ? a->sendbytes : a->count;
+    SHMCOLL_RESUME_BEGIN(&task->pc);
+    SHMCOLL_AWAIT_TEST(&task->pc, shmcoll_coll_gather_single(task, &s->single, a->sendbuf, my_count,
+                                                             a->recvbuf, &blocks, a->root));
+    SHMCOLL_RESUME_END(&task->pc);
+}
+
+const shmcoll_task_ops_t shmcoll_coll_gather_single_ops = {.init = body_single_init,
+                                                           .progress = gather_single_progress};
+
+static shmcoll_status_t scatter_single_progress(shmcoll_task_t *task) {
+    body_single_t *s = SHMCOLL_TASK_STATE(task, body_single_t);
+    const shmcoll_coll_args_t *a = task->args;
+    const coll_bytes_t blocks = coll_send_blocks(a);
+    const size_t my_count = a->kind == SHMCOLL_KIND_SCATTERV ? a->recvbytes : a->count;
+    SHMCOLL_RESUME_BEGIN(&task->pc);
+    SHMCOLL_AWAIT_TEST(&task->pc, shmcoll_coll_scatter_single(task, &s->single, a->sendbuf, &blocks,
+                                                              a->recvbuf, my_count, a->root));
+    SHMCOLL_RESUME_END(&task->pc);
+}
+
+const shmcoll_task_ops_t shmcoll_coll_scatter_single_ops = {.init = body_single_init,
+                                                            .progress = scatter_single_progress};
+
+/* In place (sendbuf NULL, on every member as MPI requires) the blocks to send would be
+ * overwritten while the others read them: the rotated pipeline serves it. */
+static shmcoll_status_t alltoall_single_init(shmcoll_task_t *task) {
+    if (!task->args->sendbuf) return SHMCOLL_ERR_NOT_SUPPORTED;
+    return body_single_init(task);
+}
+
+static shmcoll_status_t alltoall_single_progress(shmcoll_task_t *task) {
+    body_single_t *s = SHMCOLL_TASK_STATE(task, body_single_t);
+    const shmcoll_coll_args_t *a = task->args;
+    const coll_bytes_t out = coll_send_blocks(a), in = coll_recv_blocks(a);
+    SHMCOLL_RESUME_BEGIN(&task->pc);
+    SHMCOLL_AWAIT_TEST(&task->pc, shmcoll_coll_alltoall_single(task, &s->single, a->sendbuf, &out,
+                                                               a->recvbuf, &in));
+    SHMCOLL_RESUME_END(&task->pc);
+}
+
+const shmcoll_task_ops_t shmcoll_coll_alltoall_single_ops = {.init = alltoall_single_init,
+                                                             .progress = alltoall_single_progress};

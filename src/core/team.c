@@ -13,13 +13,14 @@
  * If any exchange fails (a member died), every survivor removes the file by its known name: a
  * crash during setup leaves nothing behind either. */
 #include "core/team.h"
-#include "core/config.h"
+#include "base/config.h"
 #include "core/team_topo.h"
-#include "core/log.h"
+#include "base/log.h"
 #include "kernels/nt_policy.h"
 #include "shm/cma.h"
 #include "topo/cpus.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +43,7 @@ typedef struct setup_result {
     int cma; /* shmcoll_cma_use_t asked for, OFF if this member cannot read every other's word */
 } setup_result_t;
 
-/* What SHMCOLL_CMA asks for. */
-static shmcoll_cma_use_t cma_asked(const char *text) {
+shmcoll_cma_use_t shmcoll_team_cma_asked(const char *text) {
     if (!strcmp(text, "auto")) return SHMCOLL_CMA_AUTO;
     if (!strcmp(text, "all")) return SHMCOLL_CMA_ALL;
     if (!strcmp(text, "off")) return SHMCOLL_CMA_OFF;
@@ -72,17 +72,21 @@ static size_t round_chunk(size_t chunk) {
 }
 
 /* Member 0: create the segment, halving the chunk while the directory has no room for it. */
-static void offer_segment(int size, const char *path, shmcoll_segment_t *seg,
+static size_t segment_bytes(int size, size_t chunk, int nlanes) {
+    return (size_t)nlanes * shmcoll_channel_segment_bytes(size, chunk);
+}
+
+static void offer_segment(int size, int nlanes, const char *path, shmcoll_segment_t *seg,
                           segment_offer_t *offer) {
     const shmcoll_config_t *config = shmcoll_config();
     size_t wanted = round_chunk(config->chunk);
     size_t chunk = wanted;
-    while (chunk > MIN_CHUNK && shmcoll_channel_segment_bytes(size, chunk) > MAX_SEGMENT_BYTES)
+    while (chunk > MIN_CHUNK && segment_bytes(size, chunk, nlanes) > MAX_SEGMENT_BYTES)
         chunk = round_chunk(chunk / 2);
     char error[256] = "";
     shmcoll_status_t status;
     for (;;) {
-        offer->bytes = shmcoll_channel_segment_bytes(size, chunk);
+        offer->bytes = segment_bytes(size, chunk, nlanes);
         status = shmcoll_shm_segment_create(path, offer->bytes, seg, error, sizeof error);
         if (status != SHMCOLL_ERR_NO_SPACE || chunk == MIN_CHUNK) break;
         chunk = round_chunk(chunk / 2);
@@ -99,14 +103,73 @@ static void offer_segment(int size, const char *path, shmcoll_segment_t *seg,
                          chunk, config->shm_dir, wanted);
 }
 
-static void team_free(shmcoll_team_t *team) {
+/* Exchange buffers for a member whose allocations failed, for teams of up to RESERVE_MEMBERS
+ * (untouched, and so free of cost, until used). */
+#define RESERVE_MEMBERS 1024
+
+typedef struct exchange_reserve {
+    member_info_t members[RESERVE_MEMBERS];
+    segment_offer_t offers[RESERVE_MEMBERS];
+    setup_result_t results[RESERVE_MEMBERS];
+} exchange_reserve_t;
+
+static exchange_reserve_t reserve_buffers;
+static pthread_mutex_t reserve_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static exchange_reserve_t *reserve_borrow(int size) {
+    if (size > RESERVE_MEMBERS) return NULL;
+    pthread_mutex_lock(&reserve_lock);
+    memset(&reserve_buffers, 0, sizeof reserve_buffers);
+    return &reserve_buffers;
+}
+
+static void reserve_return(exchange_reserve_t *reserve) {
+    pthread_mutex_unlock(&reserve_lock);
+}
+
+/* Frees what the team holds, not the team itself. */
+static void team_release(shmcoll_team_t *team) {
     if (team->select_state_free) team->select_state_free(team->select_state);
-    shmcoll_team_topo_release(team);
+    shmcoll_team_topo_release(&team->hiers);
     free(team->places);
-    shmcoll_channel_fini(&team->channel);
+    for (int l = 0; l < SHMCOLL_MAX_LANES; l++) {
+        shmcoll_channel_fini(&team->lanes[l].channel);
+        free(team->lanes[l].ints);
+        free(team->lanes[l].ptrs);
+    }
     shmcoll_shm_segment_detach(&team->segment);
     free(team->pids);
+}
+
+static void team_free(shmcoll_team_t *team) {
+    team_release(team);
     free(team);
+}
+
+/* Lays the lanes over the attached segment, one channel each, with their scratch; touches this
+ * member's part first. 0 when an allocation failed. */
+static int lanes_init(shmcoll_team_t *team, size_t chunk) {
+    const size_t lane_bytes = shmcoll_channel_segment_bytes(team->size, chunk);
+    team->chunk = chunk;
+    for (int l = 0; l < team->nlanes; l++) {
+        shmcoll_lane_t *lane = &team->lanes[l];
+        if (shmcoll_channel_init(&lane->channel, (char *)team->segment.base + l * lane_bytes,
+                                 team->rank, team->size, chunk) != SHMCOLL_OK)
+            return 0;
+        lane->ints = malloc(4 * (size_t)team->size * sizeof *lane->ints);
+        lane->ptrs = malloc((2 * (size_t)team->size + 2) * sizeof *lane->ptrs);
+        if (!lane->ints || !lane->ptrs) return 0;
+        shmcoll_channel_first_touch(&lane->channel);
+    }
+    return 1;
+}
+
+/* Lanes asked for with SHMCOLL_LANES, within 1..SHMCOLL_MAX_LANES. */
+static int lanes_asked(long asked) {
+    if (asked >= 1 && asked <= SHMCOLL_MAX_LANES) return (int)asked;
+    shmcoll_log_warn("SHMCOLL_LANES=%ld is not between 1 and %d; using 1", asked,
+                     SHMCOLL_MAX_LANES);
+    return 1;
 }
 
 shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team_t **out) {
@@ -119,19 +182,30 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     char path[SHMCOLL_SEGMENT_PATH_MAX];
     *out = NULL;
 
+    /* Every local failure is carried to the third exchange, so that all members agree on the
+     * outcome: a member whose allocations fail here still takes part in every exchange, with a
+     * stand-in team and the reserve buffers, and its peers never wait for it in vain. */
+    shmcoll_team_t stand_in;
     shmcoll_team_t *team = calloc(1, sizeof *team);
     members = calloc((size_t)size, sizeof *members);
     offers = calloc((size_t)size, sizeof *offers);
     results = calloc((size_t)size, sizeof *results);
-    /* Later local failures are carried to the third exchange so that all members agree; without
-     * these buffers this member cannot even take part in the exchanges. */
-    int local_ok = team && members && offers && results;
-    if (!local_ok) {
-        free(team), free(members), free(offers), free(results);
-        return SHMCOLL_ERR_NO_MEMORY; /* cannot take part in the exchanges without buffers */
+    int local_ok = team && members && offers && results && !bs->unready;
+    exchange_reserve_t *reserve = NULL;
+    if (!(team && members && offers && results)) {
+        free(members), free(offers), free(results);
+        reserve = reserve_borrow(size);
+        if (!reserve) {
+            free(team);
+            return SHMCOLL_ERR_NO_MEMORY; /* beyond the reserve: cannot take part at all */
+        }
+        members = reserve->members, offers = reserve->offers, results = reserve->results;
+        if (team) free(team);
+        team = memset(&stand_in, 0, sizeof stand_in);
     }
     team->rank = rank;
     team->size = size;
+    team->nlanes = lanes_asked(config->lanes);
 
     /* 1. pids and affinity */
     member_info_t mine = {.pid = getpid()};
@@ -174,6 +248,8 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     }
     free(masks);
     team->oversubscribed = size > team->ncpus;
+    team->hiers.places = team->places;
+    team->hiers.size = size;
     if (team->places)
         team->bandwidth_bound = shmcoll_kernel_nt_bandwidth_bound(
             shmcoll_team_topo_streaming_cores(team->places, size, team->ncpus),
@@ -181,7 +257,7 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
 
     /* 2. member 0 creates the segment */
     segment_offer_t offer = {.status = SHMCOLL_OK};
-    if (rank == 0) offer_segment(size, path, &team->segment, &offer);
+    if (rank == 0) offer_segment(size, team->nlanes, path, &team->segment, &offer);
     if (bs->allgather(bs->ctx, &offer, offers, sizeof offer)) {
         unlink(path); /* member 0 may have created it and died */
         status = SHMCOLL_ERR_SYSTEM;
@@ -197,12 +273,15 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     if (local_ok && rank != 0)
         local_ok = shmcoll_shm_segment_attach(path, offers[0].bytes, &team->segment, error,
                                               sizeof error) == SHMCOLL_OK;
+    if (local_ok) local_ok = lanes_init(team, offers[0].chunk);
+    /* The hierarchies the selector describes the team with: built now, where a failure is
+     * agreed on, so that no later choice depends on an allocation on one member. */
     if (local_ok)
-        local_ok = shmcoll_channel_init(&team->channel, team->segment.base, rank, size,
-                                        offers[0].chunk) == SHMCOLL_OK;
-    if (local_ok) shmcoll_channel_first_touch(&team->channel);
+        local_ok = shmcoll_team_hierarchy_pin(&team->hiers, config->hier_bcast) == SHMCOLL_OK &&
+                   shmcoll_team_hierarchy_pin(&team->hiers, config->hier_reduce) == SHMCOLL_OK &&
+                   shmcoll_team_hierarchy_pin(&team->hiers, "socket") == SHMCOLL_OK;
     if (!local_ok) shmcoll_log_verbose("team setup failed on this rank: %s", error);
-    const shmcoll_cma_use_t asked = cma_asked(config->cma);
+    const shmcoll_cma_use_t asked = shmcoll_team_cma_asked(config->cma);
     setup_result_t result = {.attached = local_ok, .cma = asked};
     if (asked != SHMCOLL_CMA_OFF && !probe_cma(members, size, rank)) result.cma = SHMCOLL_CMA_OFF;
     int exchange_failed = bs->allgather(bs->ctx, &result, results, sizeof result);
@@ -222,20 +301,22 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     team->cma_min = config->cma_min;
     team->cma_max = config->cma_max;
 
-    shmcoll_waiter_t *waiter = &team->channel.waiter;
-    waiter->timeout = config->timeout;
-    waiter->spin = team->oversubscribed ? 0 : config->spin;
-    waiter->pids = team->pids;
-    waiter->op = "setup";
-    waiter->error = team->error;
-    waiter->error_len = sizeof team->error;
+    for (int l = 0; l < team->nlanes; l++) {
+        shmcoll_waiter_t *waiter = &team->lanes[l].channel.waiter;
+        waiter->timeout = config->timeout;
+        waiter->spin = team->oversubscribed ? 0 : config->spin;
+        waiter->pids = team->pids;
+        waiter->op = "setup";
+        waiter->error = team->error;
+        waiter->error_len = sizeof team->error;
+    }
     team->last_algo = "none";
     shmcoll_log_verbose(
-        "team of %d ranks on %d cpus%s: segment %zu bytes, chunk %zu, usable "
+        "team of %d ranks on %d cpus%s: segment %zu bytes, %d lane(s), chunk %zu, usable "
         "cache %zu bytes%s, memory copy loop above %zu bytes, single-copy %s "
         "from %zu bytes%s",
         size, team->ncpus, team->oversubscribed ? " (oversubscribed: yielding)" : "",
-        offers[0].bytes, offers[0].chunk, team->usable_cache,
+        offers[0].bytes, team->nlanes, offers[0].chunk, team->usable_cache,
         team->bandwidth_bound ? "" : " (too few cores to stream)", team->memory_copy_min,
         team->cma == SHMCOLL_CMA_ALL    ? "for all movement"
         : team->cma == SHMCOLL_CMA_AUTO ? "for gather and scatter"
@@ -249,11 +330,23 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     return SHMCOLL_OK;
 
 fail:
-    free(members), free(offers), free(results);
-    team_free(team);
+    if (reserve) {
+        reserve_return(reserve);
+        team_release(team); /* the stand-in: its parts only */
+    } else {
+        free(members), free(offers), free(results);
+        team_free(team);
+    }
     return status;
 }
 
 void shmcoll_team_destroy(shmcoll_team_t *team) {
     if (team) team_free(team);
+}
+
+shmcoll_status_t shmcoll_team_fail(shmcoll_team_t *team, shmcoll_status_t status) {
+    if (!team->failed) team->failed = status;
+    for (int l = 0; l < team->nlanes; l++)
+        shmcoll_channel_fail(&team->lanes[l].channel, status, team->rank);
+    return status;
 }

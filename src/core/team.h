@@ -7,9 +7,10 @@
 #ifndef SHMCOLL_CORE_TEAM_H
 #define SHMCOLL_CORE_TEAM_H
 
-#include "core/status.h"
+#include "base/status.h"
 #include "shm/segment.h"
 #include "shm/channel.h"
+#include "core/team_topo.h"
 #include "topo/hierarchy.h"
 #include "topo/place.h"
 
@@ -24,9 +25,10 @@ typedef struct shmcoll_bootstrap {
      * Returns 0 on success. */
     int (*allgather)(void *ctx, const void *in, void *out, size_t bytes);
     void *ctx;
+    /* This member cannot go on (its caller failed to prepare): team creation then fails on
+     * every member, so that no member takes another path alone. */
+    int unready;
 } shmcoll_bootstrap_t;
-
-#define SHMCOLL_TEAM_HIER_CACHE 8
 
 /* Which collectives move large blocks single-copy (SHMCOLL_CMA). */
 typedef enum shmcoll_cma_use {
@@ -36,11 +38,27 @@ typedef enum shmcoll_cma_use {
     SHMCOLL_CMA_ALL,  /* every data-movement collective and bcast, at any size */
 } shmcoll_cma_use_t;
 
-typedef struct shmcoll_team_hier_entry {
-    char levels[64];
-    int root;
-    shmcoll_topo_hier_t *hier; /* NULL: empty entry */
-} shmcoll_team_hier_entry_t;
+/* Lanes a team may have (SHMCOLL_LANES). */
+#define SHMCOLL_MAX_LANES 4
+
+/* One lane of a team: a step protocol of its own over its own part of the segment, and the tasks
+ * started on it that are not done yet, in start order (core/task.h). Consecutive collectives run
+ * on consecutive lanes, so several can be in flight at once, each with its own slots. */
+typedef struct shmcoll_lane {
+    shmcoll_channel_t channel;
+    struct shmcoll_task *head, *tail;
+    int nonblocking; /* tasks queued that the engine advances (core/task.h) */
+    int busy;        /* being advanced (a progress function may re-enter through MPI) */
+    /* Scratch for the running task of the lane, allocated with the team so that no collective
+     * allocates (a failed allocation on one member would leave the others waiting): 4 x size
+     * ints and 2 x size + 2 pointers. Only progress may write it: init runs when a task starts,
+     * possibly while an earlier task of the lane is still running with the scratch. */
+    int *ints;
+    const void **ptrs;
+} shmcoll_lane_t;
+
+/* What a SHMCOLL_CMA setting asks for (a malformed one is reported, and means auto). */
+shmcoll_cma_use_t shmcoll_team_cma_asked(const char *text);
 
 typedef struct shmcoll_team {
     int rank;
@@ -49,10 +67,13 @@ typedef struct shmcoll_team {
     int oversubscribed;           /* more members than CPUs: waiting ranks yield at once */
     pid_t *pids;                  /* pid of every member, for the liveness check of waits */
     shmcoll_topo_place_t *places; /* where every member runs (core/team_topo.h) */
-    shmcoll_team_hier_entry_t hier_cache[SHMCOLL_TEAM_HIER_CACHE];
-    int hier_next;
+    shmcoll_team_hiers_t hiers;   /* its hierarchies (core/team_topo.h) */
     shmcoll_segment_t segment;
-    shmcoll_channel_t channel; /* the step protocol over the segment (shm/channel.h) */
+    shmcoll_lane_t lanes[SHMCOLL_MAX_LANES]; /* the step protocols over the segment */
+    int nlanes;
+    size_t chunk;     /* bytes of each member's data buffer in every lane */
+    uint64_t started; /* collectives started on the team */
+    int next_lane;    /* the lane of the next one: started mod nlanes */
 
     /* Called now and then during long waits, so the MPI library underneath keeps progressing
      * the caller's other requests. */
@@ -68,9 +89,6 @@ typedef struct shmcoll_team {
     /* Working sets above this many bytes (four times the core's own cache) live in memory: their
      * copies take the memory loop (coll/coll_internal.h). SIZE_MAX when the caches are unknown. */
     size_t memory_copy_min;
-    /* The running collective's working set, declared by its algorithm (YHCCL's W: the send,
-     * receive and shared buffers it touches); 0 until declared, which keeps copies cache-bound. */
-    size_t working_set;
 
     /* Single-copy transfers (shm/cma.h), where every member may read and write every other
      * member's memory and SHMCOLL_CMA asks for them; blocks of at least cma_min bytes then move
@@ -80,8 +98,10 @@ typedef struct shmcoll_team {
     size_t cma_max;
     uint64_t cma_probe; /* a random word the others read at setup to test the permission */
 
-    uint64_t dav;            /* bytes loaded + stored by this member's copy/reduce kernels */
-    const char *last_algo;   /* name of the algorithm the last collective used */
+    /* Counters of the collectives done on the team (each task keeps its own): bytes loaded and
+     * stored by this member's copy and reduce kernels, and the algorithm of the last one. */
+    uint64_t dav;
+    const char *last_algo;
     shmcoll_status_t failed; /* sticky: a team that timed out or lost a member stays unusable */
     char error[256];         /* message of the last failure, naming the peer and the operation */
 } shmcoll_team_t;
@@ -89,6 +109,12 @@ typedef struct shmcoll_team {
 /* Collective over the bootstrap members. On failure no member has a team (all agree) and no file
  * is left in the segment directory; NO_SPACE and SYSTEM are the fallback-worthy outcomes. */
 shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bootstrap, shmcoll_team_t **team);
+
+/* This member cannot take part in the team's collectives any more (a local failure before a
+ * collective, e.g. an allocation): the team fails for good, and the failure is published so
+ * the other members stop at once with an error naming this member instead of waiting for it.
+ * Returns `status`. */
+shmcoll_status_t shmcoll_team_fail(shmcoll_team_t *team, shmcoll_status_t status);
 
 /* Local: detaches from the segment (already unlinked) and frees the team. */
 void shmcoll_team_destroy(shmcoll_team_t *team);

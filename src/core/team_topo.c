@@ -1,7 +1,6 @@
 #include "core/team_topo.h"
-#include "core/config.h"
-#include "core/log.h"
-#include "core/team.h"
+#include "base/config.h"
+#include "base/log.h"
 #include "kernels/nt_policy.h"
 #include "topo/topo.h"
 
@@ -99,37 +98,116 @@ int shmcoll_team_topo_streaming_cores(const shmcoll_topo_place_t *places, int si
     return domains > 1 ? (running + domains - 1) / domains : running;
 }
 
-shmcoll_status_t shmcoll_team_hierarchy(shmcoll_team_t *team, const char *levels, int root,
-                                        const shmcoll_topo_hier_t **hier) {
+/* The entry of (levels, root), or NULL. */
+static shmcoll_team_hier_entry_t *cached(shmcoll_team_hiers_t *hiers, const char *levels,
+                                         int root) {
     for (int i = 0; i < SHMCOLL_TEAM_HIER_CACHE; i++) {
-        const shmcoll_team_hier_entry_t *e = &team->hier_cache[i];
-        if (e->hier && e->root == root && !strcmp(e->levels, levels)) {
-            *hier = e->hier;
-            return SHMCOLL_OK;
-        }
+        shmcoll_team_hier_entry_t *e = &hiers->cache[i];
+        if (e->hier && e->root == root && !strcmp(e->levels, levels)) return e;
     }
+    return NULL;
+}
+
+/* An entry that may be replaced: not pinned, not held by a task in flight; round-robin, since a
+ * team uses few (list, root) pairs at a time. NULL when every one is held. */
+static shmcoll_team_hier_entry_t *replaceable(shmcoll_team_hiers_t *hiers) {
+    const int slots = SHMCOLL_TEAM_HIER_CACHE - hiers->pinned;
+    for (int tried = 0; tried < slots; tried++) {
+        if (hiers->next < hiers->pinned) hiers->next = hiers->pinned;
+        shmcoll_team_hier_entry_t *e = &hiers->cache[hiers->next];
+        hiers->next = hiers->next + 1 < SHMCOLL_TEAM_HIER_CACHE ? hiers->next + 1 : hiers->pinned;
+        if (!e->refs) return e;
+    }
+    return NULL;
+}
+
+static shmcoll_status_t build(shmcoll_team_hiers_t *hiers, const char *levels, int root,
+                              shmcoll_topo_hier_t **hier) {
     shmcoll_topo_kind_t kinds[SHMCOLL_TOPO_MAX_LEVELS];
     int nkinds = 0;
     char error[256];
-    if (strlen(levels) >= sizeof team->hier_cache[0].levels ||
+    if (strlen(levels) >= sizeof hiers->cache[0].levels ||
         shmcoll_topo_levels_parse(levels, kinds, &nkinds, error, sizeof error) != SHMCOLL_OK)
         return SHMCOLL_ERR_INVALID;
-    shmcoll_topo_hier_t *built = NULL;
-    SHMCOLL_CHECK(shmcoll_topo_hier_build(team->places, team->size, kinds, nkinds, root, &built));
-    /* Replace round-robin: a team uses few (list, root) pairs at a time. */
-    shmcoll_team_hier_entry_t *e = &team->hier_cache[team->hier_next];
-    team->hier_next = (team->hier_next + 1) % SHMCOLL_TEAM_HIER_CACHE;
-    shmcoll_topo_hier_destroy(e->hier);
-    e->hier = built;
-    e->root = root;
-    strcpy(e->levels, levels);
-    *hier = built;
+    return shmcoll_topo_hier_build(hiers->places, hiers->size, kinds, nkinds, root, hier);
+}
+
+/* The hierarchy of (levels, root), cached; with `hold`, counted as held until released. A
+ * hierarchy no cache entry can take (all held) is built for the caller alone: `*owned` says so. */
+static shmcoll_status_t lookup(shmcoll_team_hiers_t *hiers, const char *levels, int root, int hold,
+                               const shmcoll_topo_hier_t **hier) {
+    shmcoll_team_hier_entry_t *e = cached(hiers, levels, root);
+    if (!e) {
+        shmcoll_topo_hier_t *built = NULL;
+        SHMCOLL_CHECK(build(hiers, levels, root, &built));
+        e = replaceable(hiers);
+        if (!e) {
+            if (!hold) { /* a caller that does not hold it would leak it */
+                shmcoll_topo_hier_destroy(built);
+                return SHMCOLL_ERR_NO_MEMORY;
+            }
+            *hier = built; /* the holder's alone: released by destroying it */
+            return SHMCOLL_OK;
+        }
+        shmcoll_topo_hier_destroy(e->hier);
+        e->hier = built;
+        e->root = root;
+        strcpy(e->levels, levels);
+    }
+    if (hold) e->refs++;
+    *hier = e->hier;
     return SHMCOLL_OK;
 }
 
-void shmcoll_team_topo_release(shmcoll_team_t *team) {
+shmcoll_status_t shmcoll_team_hierarchy(shmcoll_team_hiers_t *hiers, const char *levels, int root,
+                                        const shmcoll_topo_hier_t **hier) {
+    return lookup(hiers, levels, root, 0, hier);
+}
+
+shmcoll_status_t shmcoll_team_hierarchy_take(shmcoll_team_hiers_t *hiers, const char *levels,
+                                             int root, const shmcoll_topo_hier_t **hier) {
+    return lookup(hiers, levels, root, 1, hier);
+}
+
+void shmcoll_team_hierarchy_release(shmcoll_team_hiers_t *hiers, const shmcoll_topo_hier_t *hier) {
+    if (!hier) return;
+    for (int i = 0; i < SHMCOLL_TEAM_HIER_CACHE; i++)
+        if (hiers->cache[i].hier == hier) {
+            hiers->cache[i].refs--;
+            return;
+        }
+    shmcoll_topo_hier_destroy((shmcoll_topo_hier_t *)hier); /* built for its holder alone */
+}
+
+shmcoll_status_t shmcoll_team_hierarchy_pin(shmcoll_team_hiers_t *hiers, const char *levels) {
+    const shmcoll_topo_hier_t *hier;
+    if (hiers->pinned >= SHMCOLL_TEAM_HIER_CACHE - 1) return SHMCOLL_ERR_INVALID;
+    hiers->next = hiers->pinned;
+    shmcoll_status_t status = shmcoll_team_hierarchy(hiers, levels, -1, &hier);
+    if (status == SHMCOLL_ERR_INVALID) return SHMCOLL_OK; /* a bad list: flat, on every member */
+    if (status == SHMCOLL_OK && hiers->next != hiers->pinned) hiers->pinned++;
+    return status;
+}
+
+void shmcoll_team_topo_release(shmcoll_team_hiers_t *hiers) {
     for (int i = 0; i < SHMCOLL_TEAM_HIER_CACHE; i++) {
-        shmcoll_topo_hier_destroy(team->hier_cache[i].hier);
-        team->hier_cache[i].hier = NULL;
+        shmcoll_topo_hier_destroy(hiers->cache[i].hier);
+        hiers->cache[i].hier = NULL;
     }
+}
+
+const shmcoll_topo_level_t *shmcoll_team_socket_level(shmcoll_team_hiers_t *hiers) {
+    const shmcoll_topo_hier_t *hier = NULL;
+    if (shmcoll_team_hierarchy(hiers, "socket", -1, &hier) != SHMCOLL_OK || hier->nlevels < 2)
+        return NULL;
+    const shmcoll_topo_level_t *level = &hier->levels[0];
+    if (level->kind != SHMCOLL_TOPO_SOCKET || level->ngroups < 2) return NULL;
+    for (int g = 1; g < level->ngroups; g++)
+        if (level->groups[g].nmembers != level->groups[0].nmembers) return NULL;
+    return level;
+}
+
+int shmcoll_team_socket_groups(shmcoll_team_hiers_t *hiers) {
+    const shmcoll_topo_level_t *level = shmcoll_team_socket_level(hiers);
+    return level ? level->ngroups : 0;
 }

@@ -4,13 +4,29 @@
 #ifndef SHMCOLL_CORE_TEAM_TOPO_H
 #define SHMCOLL_CORE_TEAM_TOPO_H
 
-#include "core/status.h"
+#include "base/status.h"
 #include "topo/hierarchy.h"
 #include "topo/place.h"
 
 #include <sched.h>
 
-struct shmcoll_team;
+#define SHMCOLL_TEAM_HIER_CACHE 8
+
+typedef struct shmcoll_team_hier_entry {
+    char levels[64];
+    int root;
+    int refs;                  /* tasks in flight holding it */
+    shmcoll_topo_hier_t *hier; /* NULL: empty entry */
+} shmcoll_team_hier_entry_t;
+
+/* A team's hierarchies, built from where its members run, cached per (sensitivity list, root). */
+typedef struct shmcoll_team_hiers {
+    const shmcoll_topo_place_t *places; /* of every member */
+    int size;
+    shmcoll_team_hier_entry_t cache[SHMCOLL_TEAM_HIER_CACHE];
+    int next;
+    int pinned; /* the first entries stay for the team's life */
+} shmcoll_team_hiers_t;
 
 /* This member's place: the configured topology (SHMCOLL_TOPO: this machine, or an injected
  * synthetic/XML one) at the PU of its CPU binding, or at the PU the injected mapping
@@ -37,11 +53,32 @@ int shmcoll_team_topo_streaming_cores(const shmcoll_topo_place_t *places, int si
 
 /* The hierarchy of the team over `levels` (a sensitivity list such as "l3,numa,socket"), with
  * `root` leading its groups (-1: lowest ranks lead). Built on first use and cached in the team;
- * INVALID when the list does not parse. */
-shmcoll_status_t shmcoll_team_hierarchy(struct shmcoll_team *team, const char *levels, int root,
+ * INVALID when the list does not parse. Valid until the next lookup: a later one may replace
+ * it in the cache. */
+shmcoll_status_t shmcoll_team_hierarchy(shmcoll_team_hiers_t *hiers, const char *levels, int root,
                                         const shmcoll_topo_hier_t **hier);
 
+/* The same, held until shmcoll_team_hierarchy_release: for a task, whose hierarchy must outlive
+ * the lookups of the tasks started after it. */
+shmcoll_status_t shmcoll_team_hierarchy_take(shmcoll_team_hiers_t *hiers, const char *levels,
+                                             int root, const shmcoll_topo_hier_t **hier);
+void shmcoll_team_hierarchy_release(shmcoll_team_hiers_t *hiers, const shmcoll_topo_hier_t *hier);
+
+/* Builds the hierarchy over `levels` rooted at the lowest ranks and keeps it in the cache for
+ * the team's life, so that choices made from it later never depend on an allocation: called at
+ * team creation, where a failure is agreed on by all members. A list that does not parse is
+ * no failure (every member sees a flat machine). */
+shmcoll_status_t shmcoll_team_hierarchy_pin(shmcoll_team_hiers_t *hiers, const char *levels);
+
+/* The team's socket groups when they have equal sizes: the hierarchy level that groups by
+ * socket, or NULL (one socket, unknown placement, unequal groups, one member per socket: the
+ * hierarchy has no level of single members). The two-level reductions build on it. */
+const shmcoll_topo_level_t *shmcoll_team_socket_level(shmcoll_team_hiers_t *hiers);
+
+/* The number of those groups, 0 when there are none. */
+int shmcoll_team_socket_groups(shmcoll_team_hiers_t *hiers);
+
 /* Frees the cached hierarchies. */
-void shmcoll_team_topo_release(struct shmcoll_team *team);
+void shmcoll_team_topo_release(shmcoll_team_hiers_t *hiers);
 
 #endif

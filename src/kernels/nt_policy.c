@@ -9,8 +9,8 @@
  * most the read-for-ownership traffic (about a third of a large copy's bandwidth in the paper's
  * Table 4), while streaming data that is read again soon sends every later read to memory. */
 #include "kernels/nt_policy.h"
-#include "core/config.h"
-#include "core/log.h"
+#include "base/config.h"
+#include "base/log.h"
 
 #include <stdatomic.h>
 #include <strings.h>

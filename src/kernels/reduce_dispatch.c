@@ -6,8 +6,8 @@
  * ISAs or to rule out frequency drops from 512-bit code. The kernel for every (type, op) is
  * resolved into one table then, falling back from the chosen ISA to lower ones for types it
  * does not vectorise, so a lookup on the hot path is a single load. */
-#include "core/log.h"
-#include "core/config.h"
+#include "base/log.h"
+#include "base/config.h"
 #include "kernels/kernels.h"
 #include "kernels/reduce_isa.h"
 

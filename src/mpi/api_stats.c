@@ -1,5 +1,5 @@
 /* Public queries of shmcoll's counters (include/shmcoll_mpi.h). */
-#include "core/config.h"
+#include "base/config.h"
 #include "mpi/comm_state.h"
 #include "mpi/init.h"
 #include "shmcoll_mpi.h"
@@ -12,6 +12,6 @@ SHMCOLL_API int shmcoll_stats_dav(MPI_Comm comm, unsigned long long *dav_bytes) 
     shmcoll_mpi_comm_t *state = NULL;
     if (comm == MPI_COMM_NULL || shmcoll_mpi_comm_state_get(comm, 0, &state) != SHMCOLL_OK)
         return MPI_SUCCESS;
-    if (state && state->kind == SHMCOLL_MPI_COMM_TEAM && state->team) *dav_bytes = state->team->dav;
+    if (state && state->kind == SHMCOLL_MPI_COMM_GROUP) *dav_bytes = state->group->team->dav;
     return MPI_SUCCESS;
 }

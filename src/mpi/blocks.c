@@ -2,7 +2,7 @@
 #include "mpi/blocks.h"
 #include "mpi/pack.h"
 
-#include "core/log.h"
+#include "base/log.h"
 
 #include <stdlib.h>
 

@@ -13,7 +13,7 @@
 #ifndef SHMCOLL_MPI_BLOCKS_H
 #define SHMCOLL_MPI_BLOCKS_H
 
-#include "core/status.h"
+#include "base/status.h"
 #include "mpi/datatype.h"
 
 #include <mpi.h>

@@ -1,15 +1,24 @@
-/* Shared steps of the collective wrappers. See call.h. */
+/* The one way every collective wrapper runs. See call.h. */
 #include "mpi/call.h"
 #include "mpi/init.h"
 
-#include "core/config.h"
-#include "core/log.h"
+#include "base/config.h"
+#include "base/log.h"
+#include "group/compose.h"
 
+#include <stdio.h>
 #include <string.h>
 
-shmcoll_status_t shmcoll_mpi_call_begin(shmcoll_mpi_call_t *call, MPI_Comm comm,
-                                        shmcoll_mpi_coll_t coll, const char *function) {
-    *call = (shmcoll_mpi_call_t){.comm = comm, .coll = coll, .function = function};
+/* SHMCOLL_OK: the communicator is handled (call->group is its group, or NULL on one process).
+ * NOT_SUPPORTED: the call goes to the MPI library for call->reason (call->state is set when
+ * known, for statistics). Any other status: the communicator's group failed earlier (or its
+ * state could not be made); end raises it. SHMCOLL_DISABLE=1 is checked before anything else. */
+static shmcoll_status_t begin(shmcoll_mpi_call_t *call, MPI_Comm comm, shmcoll_mpi_coll_t coll,
+                              const char *function) {
+    call->comm = comm;
+    call->coll = coll;
+    call->function = function;
+    call->unpack_skip = -1;
     const shmcoll_config_t *config = shmcoll_config();
     if (config->disable) {
         call->reason = "SHMCOLL_DISABLE=1";
@@ -25,10 +34,11 @@ shmcoll_status_t shmcoll_mpi_call_begin(shmcoll_mpi_call_t *call, MPI_Comm comm,
     shmcoll_status_t status = shmcoll_mpi_comm_state_get(comm, 1, &call->state);
     if (status != SHMCOLL_OK) return status;
     switch (call->state->kind) {
-    case SHMCOLL_MPI_COMM_TEAM:
-        call->team = call->state->team;
-        call->team_dav = call->team->dav;
-        return call->team->failed;
+    case SHMCOLL_MPI_COMM_GROUP:
+        call->group = call->state->group;
+        call->team_dav = call->group->team->dav;
+        call->net_bytes = call->group->net.bytes;
+        return call->group->team->failed;
     case SHMCOLL_MPI_COMM_SELF:
         return SHMCOLL_OK;
     default:
@@ -57,13 +67,20 @@ void shmcoll_mpi_call_copy(shmcoll_mpi_call_t *call, void *dst, const void *src,
     call->dav += 2 * bytes;
 }
 
-/* A timed-out or orphaned team cannot be trusted again (its peers may be anywhere in the
+shmcoll_status_t shmcoll_mpi_call_op(shmcoll_mpi_call_t *call, MPI_Datatype datatype, MPI_Op op) {
+    SHMCOLL_CHECK(shmcoll_mpi_op_translate(datatype, op, &call->op_ctx, &call->rop, &call->reason));
+    call->args.op = &call->rop;
+    call->args.net_op = &call->op_ctx;
+    return SHMCOLL_OK;
+}
+
+/* A timed-out or orphaned group cannot be trusted again (its peers may be anywhere in the
  * protocol), so the communicator stays failed: later calls raise the error again rather than
  * mixing shared memory on some ranks with the MPI library on others. */
 static int raise_error(shmcoll_mpi_call_t *call, shmcoll_status_t status) {
-    shmcoll_team_t *team = call->team;
-    if (!team && call->state && call->state->kind == SHMCOLL_MPI_COMM_TEAM)
-        team = call->state->team;
+    shmcoll_team_t *team = call->group ? call->group->team : NULL;
+    if (!team && call->state && call->state->kind == SHMCOLL_MPI_COMM_GROUP)
+        team = call->state->group->team;
     if (team && team->failed == SHMCOLL_OK) team->failed = status;
     if (team && team->error[0])
         shmcoll_log_error("%s failed: %s", call->function, team->error);
@@ -73,34 +90,53 @@ static int raise_error(shmcoll_mpi_call_t *call, shmcoll_status_t status) {
     return MPI_ERR_OTHER;
 }
 
-int shmcoll_mpi_call_end(shmcoll_mpi_call_t *call, shmcoll_status_t status) {
+/* Ends a served call: SHMCOLL_OK counts it and returns MPI_SUCCESS; a failure is logged (with
+ * the team's message), marks the group failed for good and is raised as MPI_ERR_OTHER through
+ * the communicator's error handler (MPI_ERRORS_ARE_FATAL aborts the job); the code is returned
+ * when the handler does return. */
+static int end(shmcoll_mpi_call_t *call, shmcoll_status_t status) {
     if (status != SHMCOLL_OK) return raise_error(call, status);
-    shmcoll_team_t *team = call->team;
+    const shmcoll_team_t *team = call->group ? call->group->team : NULL;
     const char *algo = call->algo ? call->algo : team ? team->last_algo : "self";
     uint64_t dav = call->dav + (team ? team->dav - call->team_dav : 0);
-    shmcoll_mpi_stats_record(call->coll, call->state, 1, call->bytes, call->share, algo, dav);
+    uint64_t net = call->group ? call->group->net.bytes - call->net_bytes : 0;
+    shmcoll_mpi_stats_record(call->coll, call->state, 1, call->bytes, call->share, algo, dav, net);
     return MPI_SUCCESS;
 }
 
-void shmcoll_mpi_call_fallback(shmcoll_mpi_call_t *call) {
+/* Logs (with SHMCOLL_VERBOSE=1) and counts a call that goes to the MPI library. */
+static void fallback(shmcoll_mpi_call_t *call) {
     shmcoll_log_verbose("%s: passed to the MPI library: %s", call->function,
                         call->reason ? call->reason : "not supported by the algorithms");
-    shmcoll_mpi_stats_record(call->coll, call->state, 0, call->bytes, call->share, "pmpi", 0);
+    shmcoll_mpi_stats_record(call->coll, call->state, 0, call->bytes, call->share, "pmpi", 0, 0);
 }
 
-int shmcoll_mpi_call_run(MPI_Comm comm, shmcoll_mpi_coll_t coll, const char *function,
-                         shmcoll_mpi_serve_fn serve, shmcoll_mpi_payload_fn payload,
-                         const void *args, int *rc) {
-    shmcoll_mpi_call_t call;
-    shmcoll_status_t status = shmcoll_mpi_call_begin(&call, comm, coll, function);
-    if (shmcoll_mpi_call_counted(&call) && !call.state->inter) payload(&call, args);
-    if (status == SHMCOLL_OK) status = serve(&call, args);
-    if (status != SHMCOLL_ERR_NOT_SUPPORTED) {
-        *rc = shmcoll_mpi_call_end(&call, status);
-        return 1;
+int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
+                         int large) {
+    shmcoll_mpi_call_t call = {0};
+    shmcoll_status_t status = begin(&call, comm, desc->coll, desc->names[large]);
+    if (shmcoll_mpi_call_counted(&call)) desc->payload(&call, margs);
+    if (status == SHMCOLL_OK) {
+        /* Per-block byte counts and offsets of the v-variants, on the stack: a failed
+         * allocation here would send this rank alone to the MPI library. */
+        size_t sizes[4 * (size_t)call.state->size];
+        call.sizes = sizes;
+        status = desc->prepare(&call, margs);
+        if (status != SHMCOLL_OK && status != SHMCOLL_ERR_NOT_SUPPORTED && call.group) {
+            snprintf(call.group->team->error, sizeof call.group->team->error,
+                     "rank %d could not prepare %s (%s)", call.state->rank, call.function,
+                     shmcoll_status_string(status));
+            shmcoll_team_fail(call.group->team, status); /* the others stop too */
+        }
+        if (status == SHMCOLL_OK && !call.algo) status = shmcoll_group_run(call.group, &call.args);
+        if (status == SHMCOLL_OK && call.unpack) /* into the user's layout */
+            status = shmcoll_mpi_blocks_unpack(&call.recv, call.unpack_skip, call.comm);
+        shmcoll_mpi_blocks_free(&call.send);
+        shmcoll_mpi_blocks_free(&call.recv);
     }
-    shmcoll_mpi_call_fallback(&call);
-    return 0;
+    if (status != SHMCOLL_ERR_NOT_SUPPORTED) return end(&call, status);
+    fallback(&call);
+    return desc->fallback(margs, comm, large);
 }
 
 uint64_t shmcoll_mpi_call_bytes(MPI_Datatype datatype, MPI_Count count) {

@@ -1,19 +1,27 @@
-/* The steps every collective wrapper shares: deciding whether shmcoll serves a call on a
- * communicator, accounting for it, and handing it to the MPI library or raising an error.
+/* One collective call on its way through shmcoll, the same way for every collective:
  *
- * A wrapper runs
- *     status = shmcoll_mpi_call_begin(&call, comm, coll, function);
- *     if (status == SHMCOLL_OK) status = <serve the call>;   (may reject: NOT_SUPPORTED)
- *     if (status != SHMCOLL_ERR_NOT_SUPPORTED) return shmcoll_mpi_call_end(&call, status);
- *     shmcoll_mpi_call_fallback(&call);
- *     return PMPI_<collective>(...);
- * Serving may decide to fall back only from arguments every rank shares, before anything is
+ *     begin     is the communicator handled? (its group, or why not)
+ *     payload   the statistics' bytes of the call (stats.h)
+ *     prepare   the collective's own part: check the MPI arguments, translate datatype and op,
+ *               lay out (or pack) the buffers as bytes, and describe the call to the group
+ *               (call->args); or serve it at once without the group (one process, nothing to
+ *               move), or reject it (NOT_SUPPORTED, with a reason)
+ *     run       the group's one entry (group/group.h), with every member
+ *     finish    unpack what was received into the user's layout
+ *     end       count it, or raise the failure through the communicator's error handler
+ *   or fallback the MPI library's own collective (PMPI_*), counted as such.
+ * A collective is a descriptor (its name, prepare, payload and fallback) and a struct of its MPI
+ * arguments. prepare may reject a call only from arguments every rank shares, before anything is
  * communicated, so that all ranks take the same path. */
 #ifndef SHMCOLL_MPI_CALL_H
 #define SHMCOLL_MPI_CALL_H
 
+#include "mpi/blocks.h"
 #include "mpi/comm_state.h"
+#include "mpi/op.h"
 #include "mpi/stats.h"
+
+#include "core/coll_args.h"
 
 #include <mpi.h>
 #include <stdint.h>
@@ -23,54 +31,59 @@ typedef struct shmcoll_mpi_call {
     shmcoll_mpi_coll_t coll;
     const char *function;      /* "MPI_Allgather_c", for messages */
     shmcoll_mpi_comm_t *state; /* NULL when unknown (MPI_COMM_NULL, MPI not initialised) */
-    shmcoll_team_t *team;      /* the team serving the call; NULL on one process */
+    shmcoll_group_t *group;    /* the group serving the call; NULL on one process */
     const char *reason;        /* why the call goes to the MPI library */
-    const char *algo;          /* set for calls served without the team; else team->last_algo */
+    const char *algo;          /* set when served without the group: done at once */
     uint64_t bytes;            /* payload, counted by the counting rank (stats.h) */
     uint64_t share;            /* this rank's share of a payload no rank knows whole */
-    uint64_t dav;              /* DAV of copies made without the team (one process) */
-    uint64_t team_dav;         /* team->dav when the call began */
+    uint64_t dav;              /* DAV of copies made without the group (one process) */
+    uint64_t team_dav;         /* the node team's DAV when the call began */
+    uint64_t net_bytes;        /* the group's network bytes when the call began */
+
+    /* The call as the group runs it, filled by prepare. */
+    shmcoll_coll_args_t args;
+    shmcoll_reduce_op_t rop;     /* reductions: the op as the kernels see it */
+    shmcoll_mpi_op_ctx_t op_ctx; /* ... and what its trampoline needs */
+    shmcoll_mpi_blocks_t send;   /* the send side as bytes */
+    shmcoll_mpi_blocks_t recv;   /* the receive side as bytes, unpacked by finish */
+    int unpack;                  /* finish unpacks recv ... */
+    int unpack_skip;             /* ... but its block unpack_skip (-1: none) */
+    size_t *sizes;               /* 4 x size of scratch for per-block bytes and offsets */
 } shmcoll_mpi_call_t;
 
-/* Run first by every wrapper. SHMCOLL_OK: the communicator is handled (call->team is its team,
- * or NULL on one process). SHMCOLL_ERR_NOT_SUPPORTED: the call goes to the MPI library for
- * call->reason; call->state is set when known (for statistics). Any other status: the
- * communicator's team failed earlier (or its state could not be made); shmcoll_mpi_call_end
- * raises it. SHMCOLL_DISABLE=1 is checked before anything else. */
-shmcoll_status_t shmcoll_mpi_call_begin(shmcoll_mpi_call_t *call, MPI_Comm comm,
-                                        shmcoll_mpi_coll_t coll, const char *function);
+/* A collective of the MPI layer. */
+typedef struct shmcoll_mpi_coll_desc {
+    shmcoll_mpi_coll_t coll;
+    const char *names[2]; /* the C name and the large-count one */
+    shmcoll_status_t (*prepare)(shmcoll_mpi_call_t *call, const void *margs);
+    /* The statistics' bytes of the call (stats.h); called only when they are counted. */
+    void (*payload)(shmcoll_mpi_call_t *call, const void *margs);
+    int (*fallback)(const void *margs, MPI_Comm comm, int large);
+} shmcoll_mpi_coll_desc_t;
 
-/* Whether statistics want this call's payload (stats on and the communicator's state known). */
-int shmcoll_mpi_call_counted(const shmcoll_mpi_call_t *call);
+/* The whole sequence for a blocking collective with MPI arguments `margs`; returns the MPI code.
+ */
+int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
+                         int large);
+
+/* ---- For prepare ------------------------------------------------------------------------- */
 
 /* Sends the call to the MPI library for `reason`: returns SHMCOLL_ERR_NOT_SUPPORTED. */
 shmcoll_status_t shmcoll_mpi_call_reject(shmcoll_mpi_call_t *call, const char *reason);
 
-/* Ends a call served without the team (one process, or nothing to move) under the name `algo`:
+/* The call is served without the group (one process, or nothing to move), under the name `algo`:
  * returns SHMCOLL_OK. */
 shmcoll_status_t shmcoll_mpi_call_local(shmcoll_mpi_call_t *call, const char *algo);
 
-/* A copy made without the team (one process); counted in the DAV like the kernels' copies. */
+/* A copy made without the group (one process); counted in the DAV like the kernels' copies. */
 void shmcoll_mpi_call_copy(shmcoll_mpi_call_t *call, void *dst, const void *src, size_t bytes);
 
-/* Ends a served call: SHMCOLL_OK counts it and returns MPI_SUCCESS. A failure is logged (with
- * team->error), marks the team failed for good and is raised as MPI_ERR_OTHER through the
- * communicator's error handler (MPI_ERRORS_ARE_FATAL aborts the job); the code is returned when
- * the handler does return. */
-int shmcoll_mpi_call_end(shmcoll_mpi_call_t *call, shmcoll_status_t status);
+/* Translates (datatype, op) into call->rop (call->args.op and net_op point at it); NOT_SUPPORTED
+ * with the reason when shmcoll cannot reduce them. */
+shmcoll_status_t shmcoll_mpi_call_op(shmcoll_mpi_call_t *call, MPI_Datatype datatype, MPI_Op op);
 
-/* Logs (with SHMCOLL_VERBOSE=1) and counts a call that goes to the MPI library. */
-void shmcoll_mpi_call_fallback(shmcoll_mpi_call_t *call);
-
-/* The whole sequence above for a wrapper whose arguments travel in one struct: begin, the payload
- * (`payload`, when statistics want it, on an intracommunicator), `serve`, end or fallback.
- * Returns 1 with the MPI return code in *rc when shmcoll served the call (or raised its error),
- * 0 when the call goes to the MPI library (already counted): the wrapper then calls PMPI_X. */
-typedef shmcoll_status_t (*shmcoll_mpi_serve_fn)(shmcoll_mpi_call_t *call, const void *args);
-typedef void (*shmcoll_mpi_payload_fn)(shmcoll_mpi_call_t *call, const void *args);
-int shmcoll_mpi_call_run(MPI_Comm comm, shmcoll_mpi_coll_t coll, const char *function,
-                         shmcoll_mpi_serve_fn serve, shmcoll_mpi_payload_fn payload,
-                         const void *args, int *rc);
+/* Whether statistics want this call's payload (stats on and the communicator's state known). */
+int shmcoll_mpi_call_counted(const shmcoll_mpi_call_t *call);
 
 /* Bytes of count elements of datatype for statistics; 0 when statistics are off or the type is
  * invalid (the MPI library will say so). */

@@ -5,10 +5,8 @@
  * the number of bytes per block come from it; each rank maps its own send and receive layouts to
  * those bytes (blocks.h). MPI_IN_PLACE (at all ranks): a rank's block is already in its place in
  * recvbuf, and the send arguments are ignored. */
-#include "mpi/blocks.h"
 #include "mpi/call.h"
 
-#include "coll/coll.h"
 #include "shmcoll.h"
 
 typedef struct allgather_args {
@@ -23,66 +21,54 @@ typedef struct allgather_args {
     int varying, wide;
 } allgather_args_t;
 
-static shmcoll_status_t serve(shmcoll_mpi_call_t *call, const void *args) {
-    const allgather_args_t *a = args;
+static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
+    const allgather_args_t *a = margs;
     const int p = call->state->size, me = call->state->rank;
     const int in_place = a->sendbuf == MPI_IN_PLACE;
-    size_t bytes[p], offsets[p];
-    shmcoll_mpi_blocks_t send = {0}, recv;
+    shmcoll_mpi_blocks_t *send = &call->send, *recv = &call->recv;
     if ((a->varying && !a->recvcounts) ||
-        shmcoll_mpi_blocks_init(&recv, a->recvbuf, a->recvcount, a->recvcounts, a->displs, a->wide,
-                                a->recvtype, p, bytes, offsets) != SHMCOLL_OK ||
-        (!in_place && (shmcoll_mpi_blocks_init(&send, a->sendbuf, a->sendcount, NULL, NULL, 0,
+        shmcoll_mpi_blocks_init(recv, a->recvbuf, a->recvcount, a->recvcounts, a->displs, a->wide,
+                                a->recvtype, p, call->sizes, call->sizes + p) != SHMCOLL_OK ||
+        (!in_place && (shmcoll_mpi_blocks_init(send, a->sendbuf, a->sendcount, NULL, NULL, 0,
                                                a->sendtype, 1, NULL, NULL) != SHMCOLL_OK ||
-                       send.total != shmcoll_mpi_blocks_bytes(&recv, me))))
+                       send->total != shmcoll_mpi_blocks_bytes(recv, me))))
         return shmcoll_mpi_call_reject(call, "invalid arguments");
-    if (recv.total == 0) return shmcoll_mpi_call_local(call, "empty");
-    if (!call->team && in_place) return SHMCOLL_OK;
+    if (recv->total == 0) return shmcoll_mpi_call_local(call, "empty");
+    if (!call->group && in_place) return shmcoll_mpi_call_local(call, "self");
 
-    shmcoll_status_t status;
-    SHMCOLL_CHECK_GOTO(shmcoll_mpi_blocks_map(&recv), status, done);
+    SHMCOLL_CHECK(shmcoll_mpi_blocks_map(recv));
     if (in_place) {
-        SHMCOLL_CHECK_GOTO(shmcoll_mpi_blocks_pack_one(&recv, me, call->comm), status, done);
+        SHMCOLL_CHECK(shmcoll_mpi_blocks_pack_one(recv, me, call->comm));
     } else {
-        SHMCOLL_CHECK_GOTO(shmcoll_mpi_blocks_map(&send), status, done);
-        SHMCOLL_CHECK_GOTO(shmcoll_mpi_blocks_pack(&send, -1, call->comm), status, done);
+        SHMCOLL_CHECK(shmcoll_mpi_blocks_map(send));
+        SHMCOLL_CHECK(shmcoll_mpi_blocks_pack(send, -1, call->comm));
     }
-    if (!call->team)
-        shmcoll_mpi_call_copy(call, shmcoll_mpi_blocks_at(&recv, 0), send.base, send.total);
-    else if (a->varying)
-        status = shmcoll_allgatherv(call->team, in_place ? NULL : send.base, recv.base, recv.bytes,
-                                    recv.offsets);
-    else
-        status = shmcoll_allgather(call->team, in_place ? NULL : send.base, recv.base, recv.block);
-    if (status == SHMCOLL_OK)
-        status = shmcoll_mpi_blocks_unpack(&recv, in_place ? me : -1, call->comm);
-done:
-    shmcoll_mpi_blocks_free(&send);
-    shmcoll_mpi_blocks_free(&recv);
-    return status;
+    call->unpack = 1;
+    call->unpack_skip = in_place ? me : -1;
+    if (!call->group) {
+        shmcoll_mpi_call_copy(call, shmcoll_mpi_blocks_at(recv, 0), send->base, send->total);
+        return shmcoll_mpi_call_local(call, "self");
+    }
+    call->args.kind = a->varying ? SHMCOLL_KIND_ALLGATHERV : SHMCOLL_KIND_ALLGATHER;
+    call->args.sendbuf = in_place ? NULL : send->base;
+    call->args.recvbuf = recv->base;
+    call->args.count = recv->block;
+    call->args.recvcounts = recv->bytes;
+    call->args.rdispls = recv->offsets;
+    return SHMCOLL_OK;
 }
 
 /* Payload for the statistics (stats.h): the blocks of all ranks, which every rank knows. */
-static void count_payload(shmcoll_mpi_call_t *call, const void *args) {
-    const allgather_args_t *a = args;
+static void payload(shmcoll_mpi_call_t *call, const void *margs) {
+    const allgather_args_t *a = margs;
+    if (call->state->inter) return; /* not counted there (stats.h) */
     const int p = call->state->size;
     call->bytes = a->varying ? shmcoll_mpi_call_bytes_sum(a->recvtype, a->recvcounts, a->wide, p)
                              : shmcoll_mpi_call_bytes(a->recvtype, a->recvcount * p);
 }
 
-static int allgather_any(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, MPI_Count recvcount, const void *recvcounts,
-                         const void *displs, MPI_Datatype recvtype, int varying, MPI_Comm comm,
-                         int large) {
-    const allgather_args_t args = {sendbuf,    sendcount, sendtype, recvbuf, recvcount,
-                                   recvcounts, displs,    recvtype, varying, large};
-    const allgather_args_t *a = &args;
-    static const char *const names[2][2] = {{"MPI_Allgather", "MPI_Allgather_c"},
-                                            {"MPI_Allgatherv", "MPI_Allgatherv_c"}};
-    int rc;
-    if (shmcoll_mpi_call_run(comm, varying ? SHMCOLL_MPI_ALLGATHERV : SHMCOLL_MPI_ALLGATHER,
-                             names[varying][large], serve, count_payload, a, &rc))
-        return rc;
+static int fallback(const void *margs, MPI_Comm comm, int large) {
+    const allgather_args_t *a = margs;
 #if MPI_VERSION >= 4
     if (large && a->varying)
         return PMPI_Allgatherv_c(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcounts,
@@ -96,6 +82,20 @@ static int allgather_any(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
                                a->recvcounts, a->displs, a->recvtype, comm);
     return PMPI_Allgather(a->sendbuf, (int)a->sendcount, a->sendtype, a->recvbuf, (int)a->recvcount,
                           a->recvtype, comm);
+}
+
+static const shmcoll_mpi_coll_desc_t descs[2] = {
+    {SHMCOLL_MPI_ALLGATHER, {"MPI_Allgather", "MPI_Allgather_c"}, prepare, payload, fallback},
+    {SHMCOLL_MPI_ALLGATHERV, {"MPI_Allgatherv", "MPI_Allgatherv_c"}, prepare, payload, fallback},
+};
+
+static int allgather_any(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, MPI_Count recvcount, const void *recvcounts,
+                         const void *displs, MPI_Datatype recvtype, int varying, MPI_Comm comm,
+                         int large) {
+    const allgather_args_t a = {sendbuf,    sendcount, sendtype, recvbuf, recvcount,
+                                recvcounts, displs,    recvtype, varying, large};
+    return shmcoll_mpi_coll_run(&descs[varying], &a, comm, large);
 }
 
 SHMCOLL_API int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

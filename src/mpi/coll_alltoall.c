@@ -5,10 +5,8 @@
  * its own blocks, and the core agrees on the longest before moving anything. MPI_IN_PLACE (at all
  * ranks): the blocks to send are in recvbuf, described by the receive arguments, and are replaced;
  * a rank that packs, packs its whole receive side first and unpacks it afterwards. */
-#include "mpi/blocks.h"
 #include "mpi/call.h"
 
-#include "coll/coll.h"
 #include "shmcoll.h"
 
 typedef struct alltoall_args {
@@ -23,51 +21,53 @@ typedef struct alltoall_args {
     int varying, wide;
 } alltoall_args_t;
 
-static shmcoll_status_t serve(shmcoll_mpi_call_t *call, const void *args) {
-    const alltoall_args_t *a = args;
+static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
+    const alltoall_args_t *a = margs;
     const int p = call->state->size;
     const int in_place = a->sendbuf == MPI_IN_PLACE;
     if (a->varying && (!a->recvcounts || (!in_place && !a->sendcounts)))
         return shmcoll_mpi_call_reject(call, "invalid arguments");
-    size_t sbytes[p], soffsets[p], rbytes[p], roffsets[p];
-    shmcoll_mpi_blocks_t send = {0}, recv;
-    if (shmcoll_mpi_blocks_init(&recv, a->recvbuf, a->recvcount, a->recvcounts, a->rdispls, a->wide,
-                                a->recvtype, p, rbytes, roffsets) != SHMCOLL_OK ||
+    shmcoll_mpi_blocks_t *send = &call->send, *recv = &call->recv;
+    if (shmcoll_mpi_blocks_init(recv, a->recvbuf, a->recvcount, a->recvcounts, a->rdispls, a->wide,
+                                a->recvtype, p, call->sizes, call->sizes + p) != SHMCOLL_OK ||
         (!in_place &&
-         shmcoll_mpi_blocks_init(&send, a->sendbuf, a->sendcount, a->sendcounts, a->sdispls,
-                                 a->wide, a->sendtype, p, sbytes, soffsets) != SHMCOLL_OK) ||
-        (!a->varying && !in_place && send.block != recv.block))
+         shmcoll_mpi_blocks_init(send, a->sendbuf, a->sendcount, a->sendcounts, a->sdispls, a->wide,
+                                 a->sendtype, p, call->sizes + 2 * p,
+                                 call->sizes + 3 * p) != SHMCOLL_OK) ||
+        (!a->varying && !in_place && send->block != recv->block))
         return shmcoll_mpi_call_reject(call, "invalid arguments");
-    if (!a->varying && recv.block == 0) return shmcoll_mpi_call_local(call, "empty");
-    if (!call->team && in_place) return SHMCOLL_OK;
+    if (!a->varying && recv->block == 0) return shmcoll_mpi_call_local(call, "empty");
+    if (!call->group && in_place) return shmcoll_mpi_call_local(call, "self");
 
-    shmcoll_status_t status;
-    SHMCOLL_CHECK_GOTO(shmcoll_mpi_blocks_map(&recv), status, done);
+    SHMCOLL_CHECK(shmcoll_mpi_blocks_map(recv));
     if (in_place) {
-        SHMCOLL_CHECK_GOTO(shmcoll_mpi_blocks_pack(&recv, -1, call->comm), status, done);
+        SHMCOLL_CHECK(shmcoll_mpi_blocks_pack(recv, -1, call->comm));
     } else {
-        SHMCOLL_CHECK_GOTO(shmcoll_mpi_blocks_map(&send), status, done);
-        SHMCOLL_CHECK_GOTO(shmcoll_mpi_blocks_pack(&send, -1, call->comm), status, done);
+        SHMCOLL_CHECK(shmcoll_mpi_blocks_map(send));
+        SHMCOLL_CHECK(shmcoll_mpi_blocks_pack(send, -1, call->comm));
     }
-    if (!call->team)
-        shmcoll_mpi_call_copy(call, shmcoll_mpi_blocks_at(&recv, 0),
-                              shmcoll_mpi_blocks_at(&send, 0), shmcoll_mpi_blocks_bytes(&recv, 0));
-    else if (a->varying)
-        status = shmcoll_alltoallv(call->team, in_place ? NULL : send.base, send.bytes,
-                                   send.offsets, recv.base, recv.bytes, recv.offsets);
-    else
-        status = shmcoll_alltoall(call->team, in_place ? NULL : send.base, recv.base, recv.block);
-    if (status == SHMCOLL_OK) status = shmcoll_mpi_blocks_unpack(&recv, -1, call->comm);
-done:
-    shmcoll_mpi_blocks_free(&send);
-    shmcoll_mpi_blocks_free(&recv);
-    return status;
+    call->unpack = 1;
+    if (!call->group) {
+        shmcoll_mpi_call_copy(call, shmcoll_mpi_blocks_at(recv, 0), shmcoll_mpi_blocks_at(send, 0),
+                              shmcoll_mpi_blocks_bytes(recv, 0));
+        return shmcoll_mpi_call_local(call, "self");
+    }
+    call->args.kind = a->varying ? SHMCOLL_KIND_ALLTOALLV : SHMCOLL_KIND_ALLTOALL;
+    call->args.sendbuf = in_place ? NULL : send->base;
+    call->args.sendcounts = send->bytes;
+    call->args.sdispls = send->offsets;
+    call->args.recvbuf = recv->base;
+    call->args.recvcounts = recv->bytes;
+    call->args.rdispls = recv->offsets;
+    call->args.count = recv->block;
+    return SHMCOLL_OK;
 }
 
 /* Payload for the statistics (stats.h): p * p blocks for alltoall; for alltoallv each rank's own
  * blocks. */
-static void count_payload(shmcoll_mpi_call_t *call, const void *args) {
-    const alltoall_args_t *a = args;
+static void payload(shmcoll_mpi_call_t *call, const void *margs) {
+    const alltoall_args_t *a = margs;
+    if (call->state->inter) return; /* not counted there (stats.h) */
     const int p = call->state->size, in_place = a->sendbuf == MPI_IN_PLACE;
     const MPI_Datatype datatype = in_place ? a->recvtype : a->sendtype;
     if (a->varying)
@@ -78,19 +78,8 @@ static void count_payload(shmcoll_mpi_call_t *call, const void *args) {
                       (uint64_t)p * (uint64_t)p;
 }
 
-static int alltoall_any(const void *sendbuf, MPI_Count sendcount, const void *sendcounts,
-                        const void *sdispls, MPI_Datatype sendtype, void *recvbuf,
-                        MPI_Count recvcount, const void *recvcounts, const void *rdispls,
-                        MPI_Datatype recvtype, int varying, MPI_Comm comm, int large) {
-    const alltoall_args_t args = {sendbuf,   sendcount,  sendcounts, sdispls,  sendtype, recvbuf,
-                                  recvcount, recvcounts, rdispls,    recvtype, varying,  large};
-    const alltoall_args_t *a = &args;
-    static const char *const names[2][2] = {{"MPI_Alltoall", "MPI_Alltoall_c"},
-                                            {"MPI_Alltoallv", "MPI_Alltoallv_c"}};
-    int rc;
-    if (shmcoll_mpi_call_run(comm, varying ? SHMCOLL_MPI_ALLTOALLV : SHMCOLL_MPI_ALLTOALL,
-                             names[varying][large], serve, count_payload, a, &rc))
-        return rc;
+static int fallback(const void *margs, MPI_Comm comm, int large) {
+    const alltoall_args_t *a = margs;
 #if MPI_VERSION >= 4
     if (large && a->varying)
         return PMPI_Alltoallv_c(a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, a->recvbuf,
@@ -104,6 +93,20 @@ static int alltoall_any(const void *sendbuf, MPI_Count sendcount, const void *se
                               a->recvcounts, a->rdispls, a->recvtype, comm);
     return PMPI_Alltoall(a->sendbuf, (int)a->sendcount, a->sendtype, a->recvbuf, (int)a->recvcount,
                          a->recvtype, comm);
+}
+
+static const shmcoll_mpi_coll_desc_t descs[2] = {
+    {SHMCOLL_MPI_ALLTOALL, {"MPI_Alltoall", "MPI_Alltoall_c"}, prepare, payload, fallback},
+    {SHMCOLL_MPI_ALLTOALLV, {"MPI_Alltoallv", "MPI_Alltoallv_c"}, prepare, payload, fallback},
+};
+
+static int alltoall_any(const void *sendbuf, MPI_Count sendcount, const void *sendcounts,
+                        const void *sdispls, MPI_Datatype sendtype, void *recvbuf,
+                        MPI_Count recvcount, const void *recvcounts, const void *rdispls,
+                        MPI_Datatype recvtype, int varying, MPI_Comm comm, int large) {
+    const alltoall_args_t a = {sendbuf,   sendcount,  sendcounts, sdispls,  sendtype, recvbuf,
+                               recvcount, recvcounts, rdispls,    recvtype, varying,  large};
+    return shmcoll_mpi_coll_run(&descs[varying], &a, comm, large);
 }
 
 SHMCOLL_API int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

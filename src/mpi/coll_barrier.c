@@ -1,15 +1,22 @@
-/* MPI_Barrier over shared memory. */
+/* MPI_Barrier. */
 #include "mpi/call.h"
 
-#include "coll/coll.h"
 #include "shmcoll.h"
 
-SHMCOLL_API int MPI_Barrier(MPI_Comm comm) {
-    shmcoll_mpi_call_t call;
-    shmcoll_status_t status =
-        shmcoll_mpi_call_begin(&call, comm, SHMCOLL_MPI_BARRIER, "MPI_Barrier");
-    if (status == SHMCOLL_OK) status = call.team ? shmcoll_barrier(call.team) : SHMCOLL_OK;
-    if (status != SHMCOLL_ERR_NOT_SUPPORTED) return shmcoll_mpi_call_end(&call, status);
-    shmcoll_mpi_call_fallback(&call);
+static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
+    call->args.kind = SHMCOLL_KIND_BARRIER;
+    return call->group ? SHMCOLL_OK : shmcoll_mpi_call_local(call, "self");
+}
+
+static void payload(shmcoll_mpi_call_t *call, const void *margs) {}
+
+static int fallback(const void *margs, MPI_Comm comm, int large) {
     return PMPI_Barrier(comm);
+}
+
+static const shmcoll_mpi_coll_desc_t barrier_desc = {
+    SHMCOLL_MPI_BARRIER, {"MPI_Barrier", "MPI_Barrier"}, prepare, payload, fallback};
+
+SHMCOLL_API int MPI_Barrier(MPI_Comm comm) {
+    return shmcoll_mpi_coll_run(&barrier_desc, NULL, comm, 0);
 }

@@ -6,10 +6,8 @@
  * the root knows every size, and the core agrees on the longest before moving anything.
  * MPI_IN_PLACE is allowed at the root only: its block is already in recvbuf and its send
  * arguments are ignored. */
-#include "mpi/blocks.h"
 #include "mpi/call.h"
 
-#include "coll/coll.h"
 #include "shmcoll.h"
 
 typedef struct gather_args {
@@ -24,51 +22,52 @@ typedef struct gather_args {
     int root, varying, wide;
 } gather_args_t;
 
-static shmcoll_status_t serve(shmcoll_mpi_call_t *call, const void *args) {
-    const gather_args_t *a = args;
+static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
+    const gather_args_t *a = margs;
     const int p = call->state->size, me = call->state->rank, root = a->root;
     const int is_root = me == root, in_place = a->sendbuf == MPI_IN_PLACE;
     if (root < 0 || root >= p || (in_place && !is_root) ||
         (is_root && a->varying && !a->recvcounts))
         return shmcoll_mpi_call_reject(call, "invalid arguments");
-    size_t bytes[p], offsets[p];
-    shmcoll_mpi_blocks_t send = {0}, recv = {0};
-    if ((!in_place && shmcoll_mpi_blocks_init(&send, a->sendbuf, a->sendcount, NULL, NULL, 0,
+    shmcoll_mpi_blocks_t *send = &call->send, *recv = &call->recv;
+    if ((!in_place && shmcoll_mpi_blocks_init(send, a->sendbuf, a->sendcount, NULL, NULL, 0,
                                               a->sendtype, 1, NULL, NULL) != SHMCOLL_OK) ||
         (is_root &&
-         shmcoll_mpi_blocks_init(&recv, a->recvbuf, a->recvcount, a->recvcounts, a->displs, a->wide,
-                                 a->recvtype, p, bytes, offsets) != SHMCOLL_OK) ||
-        (is_root && !in_place && send.total != shmcoll_mpi_blocks_bytes(&recv, root)))
+         shmcoll_mpi_blocks_init(recv, a->recvbuf, a->recvcount, a->recvcounts, a->displs, a->wide,
+                                 a->recvtype, p, call->sizes, call->sizes + p) != SHMCOLL_OK) ||
+        (is_root && !in_place && send->total != shmcoll_mpi_blocks_bytes(recv, root)))
         return shmcoll_mpi_call_reject(call, "invalid arguments");
     /* Every rank knows gather's block size; gatherv's sizes only the root. */
-    const size_t block = is_root ? recv.block : send.total;
+    const size_t block = is_root ? recv->block : send->total;
     if (!a->varying && block == 0) return shmcoll_mpi_call_local(call, "empty");
-    if (!call->team && in_place) return SHMCOLL_OK;
+    if (!call->group && in_place) return shmcoll_mpi_call_local(call, "self");
 
-    shmcoll_status_t status;
-    if (is_root) SHMCOLL_CHECK_GOTO(shmcoll_mpi_blocks_map(&recv), status, done);
+    if (is_root) SHMCOLL_CHECK(shmcoll_mpi_blocks_map(recv));
     if (!in_place) {
-        SHMCOLL_CHECK_GOTO(shmcoll_mpi_blocks_map(&send), status, done);
-        SHMCOLL_CHECK_GOTO(shmcoll_mpi_blocks_pack(&send, -1, call->comm), status, done);
+        SHMCOLL_CHECK(shmcoll_mpi_blocks_map(send));
+        SHMCOLL_CHECK(shmcoll_mpi_blocks_pack(send, -1, call->comm));
     }
-    if (!call->team)
-        shmcoll_mpi_call_copy(call, shmcoll_mpi_blocks_at(&recv, 0), send.base, send.total);
-    else if (a->varying)
-        status = shmcoll_gatherv(call->team, in_place ? NULL : send.base, send.total, recv.base,
-                                 recv.bytes, recv.offsets, root);
-    else
-        status = shmcoll_gather(call->team, in_place ? NULL : send.base, recv.base, block, root);
-    if (status == SHMCOLL_OK && is_root)
-        status = shmcoll_mpi_blocks_unpack(&recv, in_place ? root : -1, call->comm);
-done:
-    shmcoll_mpi_blocks_free(&send);
-    shmcoll_mpi_blocks_free(&recv);
-    return status;
+    call->unpack = is_root;
+    call->unpack_skip = in_place ? root : -1;
+    if (!call->group) {
+        shmcoll_mpi_call_copy(call, shmcoll_mpi_blocks_at(recv, 0), send->base, send->total);
+        return shmcoll_mpi_call_local(call, "self");
+    }
+    call->args.kind = a->varying ? SHMCOLL_KIND_GATHERV : SHMCOLL_KIND_GATHER;
+    call->args.sendbuf = in_place ? NULL : send->base;
+    call->args.sendbytes = send->total;
+    call->args.recvbuf = recv->base;
+    call->args.count = block;
+    call->args.recvcounts = recv->bytes;
+    call->args.rdispls = recv->offsets;
+    call->args.root = root;
+    return SHMCOLL_OK;
 }
 
 /* Payload for the statistics (stats.h): p blocks for gather; for gatherv each rank's own. */
-static void count_payload(shmcoll_mpi_call_t *call, const void *args) {
-    const gather_args_t *a = args;
+static void payload(shmcoll_mpi_call_t *call, const void *margs) {
+    const gather_args_t *a = margs;
+    if (call->state->inter) return; /* not counted there (stats.h) */
     const int is_root = call->state->rank == a->root, in_place = a->sendbuf == MPI_IN_PLACE;
     uint64_t mine = 0; /* an in-place root's send arguments are not significant */
     if (!(is_root && in_place))
@@ -84,19 +83,8 @@ static void count_payload(shmcoll_mpi_call_t *call, const void *args) {
         call->bytes = mine * (uint64_t)call->state->size;
 }
 
-static int gather_any(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                      void *recvbuf, MPI_Count recvcount, const void *recvcounts,
-                      const void *displs, MPI_Datatype recvtype, int root, int varying,
-                      MPI_Comm comm, int large) {
-    const gather_args_t args = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvcounts,
-                                displs,  recvtype,  root,     varying, large};
-    const gather_args_t *a = &args;
-    static const char *const names[2][2] = {{"MPI_Gather", "MPI_Gather_c"},
-                                            {"MPI_Gatherv", "MPI_Gatherv_c"}};
-    int rc;
-    if (shmcoll_mpi_call_run(comm, varying ? SHMCOLL_MPI_GATHERV : SHMCOLL_MPI_GATHER,
-                             names[varying][large], serve, count_payload, a, &rc))
-        return rc;
+static int fallback(const void *margs, MPI_Comm comm, int large) {
+    const gather_args_t *a = margs;
 #if MPI_VERSION >= 4
     if (large && a->varying)
         return PMPI_Gatherv_c(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcounts,
@@ -110,6 +98,20 @@ static int gather_any(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
                             a->displs, a->recvtype, a->root, comm);
     return PMPI_Gather(a->sendbuf, (int)a->sendcount, a->sendtype, a->recvbuf, (int)a->recvcount,
                        a->recvtype, a->root, comm);
+}
+
+static const shmcoll_mpi_coll_desc_t descs[2] = {
+    {SHMCOLL_MPI_GATHER, {"MPI_Gather", "MPI_Gather_c"}, prepare, payload, fallback},
+    {SHMCOLL_MPI_GATHERV, {"MPI_Gatherv", "MPI_Gatherv_c"}, prepare, payload, fallback},
+};
+
+static int gather_any(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, MPI_Count recvcount, const void *recvcounts,
+                      const void *displs, MPI_Datatype recvtype, int root, int varying,
+                      MPI_Comm comm, int large) {
+    const gather_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvcounts,
+                             displs,  recvtype,  root,     varying, large};
+    return shmcoll_mpi_coll_run(&descs[varying], &a, comm, large);
 }
 
 SHMCOLL_API int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

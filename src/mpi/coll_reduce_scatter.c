@@ -6,31 +6,34 @@
  * recvcounts, datatype and op are the same on all ranks (MPI requires it), so they alone decide.
  * MPI_IN_PLACE: the input is in recvbuf and the result overwrites its start. */
 #include "mpi/call.h"
-#include "mpi/op.h"
 
-#include "coll/coll.h"
 #include "shmcoll.h"
 
-/* The block sizes in elements of the user's datatype: recvcounts (int, or MPI_Count when wide),
- * or `count` each when recvcounts is NULL. */
-static MPI_Count block_count(const void *recvcounts, MPI_Count count, int wide, int j) {
-    if (!recvcounts) return count;
-    return wide ? ((const MPI_Count *)recvcounts)[j] : ((const int *)recvcounts)[j];
+typedef struct reduce_scatter_args {
+    const void *sendbuf;
+    void *recvbuf;
+    int varying;            /* reduce_scatter, with recvcounts; else recvcount per block */
+    const void *recvcounts; /* int, or MPI_Count when wide */
+    MPI_Count count;
+    int wide;
+    MPI_Datatype datatype;
+    MPI_Op op;
+} reduce_scatter_args_t;
+
+/* The block sizes in elements of the user's datatype. */
+static MPI_Count block_count(const reduce_scatter_args_t *a, int j) {
+    if (!a->varying) return a->count;
+    return a->wide ? ((const MPI_Count *)a->recvcounts)[j] : ((const int *)a->recvcounts)[j];
 }
 
-static shmcoll_status_t serve(shmcoll_mpi_call_t *call, const void *sendbuf, void *recvbuf,
-                              int varying, const void *recvcounts, MPI_Count count, int wide,
-                              MPI_Datatype datatype, MPI_Op op) {
+static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
+    const reduce_scatter_args_t *a = margs;
     const int p = call->state->size;
-    shmcoll_mpi_op_ctx_t ctx;
-    shmcoll_reduce_op_t rop;
-    if (varying && !recvcounts) return shmcoll_mpi_call_reject(call, "invalid arguments");
-    shmcoll_status_t status = shmcoll_mpi_op_translate(datatype, op, &ctx, &rop, &call->reason);
-    if (status != SHMCOLL_OK) return status;
-    size_t counts[p];
-    size_t total = 0;
+    if (a->varying && !a->recvcounts) return shmcoll_mpi_call_reject(call, "invalid arguments");
+    SHMCOLL_CHECK(shmcoll_mpi_call_op(call, a->datatype, a->op));
+    size_t *counts = call->sizes, total = 0;
     for (int j = 0; j < p; j++) {
-        MPI_Count c = block_count(recvcounts, count, wide, j);
+        const MPI_Count c = block_count(a, j);
         if (c < 0) return shmcoll_mpi_call_reject(call, "invalid arguments");
         counts[j] = (size_t)c;
         total += counts[j];
@@ -39,43 +42,63 @@ static shmcoll_status_t serve(shmcoll_mpi_call_t *call, const void *sendbuf, voi
 
     /* sendbuf == recvbuf is erroneous in MPI; reading it as "in place" keeps this rank in step
      * with the others instead of diverging to the library. */
-    const int in_place = sendbuf == MPI_IN_PLACE || sendbuf == recvbuf;
-    shmcoll_team_t *team = call->team;
-    if (team && varying)
-        return shmcoll_reduce_scatter(team, in_place ? NULL : sendbuf, recvbuf, counts, &rop);
-    if (team)
-        return shmcoll_reduce_scatter_block(team, in_place ? NULL : sendbuf, recvbuf, counts[0],
-                                            &rop);
-    /* One process: its block is the start of the input. */
-    if (!in_place) call->dav += 2 * shmcoll_mpi_op_copy(recvbuf, sendbuf, counts[0], &rop);
+    const int in_place = a->sendbuf == MPI_IN_PLACE || a->sendbuf == a->recvbuf;
+    if (!call->group) { /* one process: its block is the start of the input */
+        if (!in_place)
+            call->dav += 2 * shmcoll_mpi_op_copy(a->recvbuf, a->sendbuf, counts[0], &call->rop);
+        return shmcoll_mpi_call_local(call, "self");
+    }
+    call->args.kind = a->varying ? SHMCOLL_KIND_REDUCE_SCATTER : SHMCOLL_KIND_REDUCE_SCATTER_BLOCK;
+    call->args.sendbuf = in_place ? NULL : a->sendbuf;
+    call->args.recvbuf = a->recvbuf;
+    call->args.count = counts[0];
+    call->args.recvcounts = a->varying ? counts : NULL;
     return SHMCOLL_OK;
 }
+
+/* Payload for the statistics (stats.h): the whole vector reduced. */
+static void payload(shmcoll_mpi_call_t *call, const void *margs) {
+    const reduce_scatter_args_t *a = margs;
+    if (call->state->inter) return; /* not counted there (stats.h) */
+    const int p = call->state->size;
+    call->bytes = a->varying ? shmcoll_mpi_call_bytes_sum(a->datatype, a->recvcounts, a->wide, p)
+                             : shmcoll_mpi_call_bytes(a->datatype, a->count * p);
+}
+
+static int fallback(const void *margs, MPI_Comm comm, int large) {
+    const reduce_scatter_args_t *a = margs;
+#if MPI_VERSION >= 4
+    if (large && a->varying)
+        return PMPI_Reduce_scatter_c(a->sendbuf, a->recvbuf, a->recvcounts, a->datatype, a->op,
+                                     comm);
+    if (large)
+        return PMPI_Reduce_scatter_block_c(a->sendbuf, a->recvbuf, a->count, a->datatype, a->op,
+                                           comm);
+#endif
+    if (a->varying)
+        return PMPI_Reduce_scatter(a->sendbuf, a->recvbuf, a->recvcounts, a->datatype, a->op, comm);
+    return PMPI_Reduce_scatter_block(a->sendbuf, a->recvbuf, (int)a->count, a->datatype, a->op,
+                                     comm);
+}
+
+static const shmcoll_mpi_coll_desc_t block_desc = {
+    SHMCOLL_MPI_REDUCE_SCATTER_BLOCK,
+    {"MPI_Reduce_scatter_block", "MPI_Reduce_scatter_block_c"},
+    prepare,
+    payload,
+    fallback};
+static const shmcoll_mpi_coll_desc_t varying_desc = {SHMCOLL_MPI_REDUCE_SCATTER,
+                                                     {"MPI_Reduce_scatter", "MPI_Reduce_scatter_c"},
+                                                     prepare,
+                                                     payload,
+                                                     fallback};
 
 static int reduce_scatter_any(const void *sendbuf, void *recvbuf, int varying,
                               const void *recvcounts, MPI_Count count, MPI_Datatype datatype,
                               MPI_Op op, MPI_Comm comm, int large) {
-    static const char *const names[2][2] = {
-        {"MPI_Reduce_scatter_block", "MPI_Reduce_scatter_block_c"},
-        {"MPI_Reduce_scatter", "MPI_Reduce_scatter_c"}};
-    shmcoll_mpi_call_t call;
-    shmcoll_status_t status = shmcoll_mpi_call_begin(
-        &call, comm, varying ? SHMCOLL_MPI_REDUCE_SCATTER : SHMCOLL_MPI_REDUCE_SCATTER_BLOCK,
-        names[varying][large]);
-    if (shmcoll_mpi_call_counted(&call) && !call.state->inter)
-        call.bytes = varying
-                         ? shmcoll_mpi_call_bytes_sum(datatype, recvcounts, large, call.state->size)
-                         : shmcoll_mpi_call_bytes(datatype, count * call.state->size);
-    if (status == SHMCOLL_OK)
-        status = serve(&call, sendbuf, recvbuf, varying, recvcounts, count, large, datatype, op);
-    if (status != SHMCOLL_ERR_NOT_SUPPORTED) return shmcoll_mpi_call_end(&call, status);
-    shmcoll_mpi_call_fallback(&call);
-#if MPI_VERSION >= 4
-    if (large && varying)
-        return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    if (large) return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, count, datatype, op, comm);
-#endif
-    if (varying) return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    return PMPI_Reduce_scatter_block(sendbuf, recvbuf, (int)count, datatype, op, comm);
+    const reduce_scatter_args_t a = {sendbuf, recvbuf, varying,  recvcounts,
+                                     count,   large,   datatype, op};
+    return shmcoll_mpi_coll_run(varying ? &varying_desc : &block_desc, &a, comm, large);
 }
 
 SHMCOLL_API int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,

@@ -6,10 +6,8 @@
  * scatterv only the root knows every size, and the core agrees on the longest before moving
  * anything. MPI_IN_PLACE as recvbuf is allowed at the root only: its block stays where it is in
  * sendbuf and its receive arguments are ignored. */
-#include "mpi/blocks.h"
 #include "mpi/call.h"
 
-#include "coll/coll.h"
 #include "shmcoll.h"
 
 typedef struct scatter_args {
@@ -24,52 +22,51 @@ typedef struct scatter_args {
     int root, varying, wide;
 } scatter_args_t;
 
-static shmcoll_status_t serve(shmcoll_mpi_call_t *call, const void *args) {
-    const scatter_args_t *a = args;
+static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
+    const scatter_args_t *a = margs;
     const int p = call->state->size, me = call->state->rank, root = a->root;
     const int is_root = me == root, in_place = a->recvbuf == MPI_IN_PLACE;
     if (root < 0 || root >= p || (in_place && !is_root) ||
         (is_root && a->varying && !a->sendcounts))
         return shmcoll_mpi_call_reject(call, "invalid arguments");
-    size_t bytes[p], offsets[p];
-    shmcoll_mpi_blocks_t send = {0}, recv = {0};
+    shmcoll_mpi_blocks_t *send = &call->send, *recv = &call->recv;
     if ((is_root &&
-         shmcoll_mpi_blocks_init(&send, a->sendbuf, a->sendcount, a->sendcounts, a->displs, a->wide,
-                                 a->sendtype, p, bytes, offsets) != SHMCOLL_OK) ||
-        (!in_place && shmcoll_mpi_blocks_init(&recv, a->recvbuf, a->recvcount, NULL, NULL, 0,
+         shmcoll_mpi_blocks_init(send, a->sendbuf, a->sendcount, a->sendcounts, a->displs, a->wide,
+                                 a->sendtype, p, call->sizes, call->sizes + p) != SHMCOLL_OK) ||
+        (!in_place && shmcoll_mpi_blocks_init(recv, a->recvbuf, a->recvcount, NULL, NULL, 0,
                                               a->recvtype, 1, NULL, NULL) != SHMCOLL_OK) ||
-        (is_root && !in_place && recv.total != shmcoll_mpi_blocks_bytes(&send, root)))
+        (is_root && !in_place && recv->total != shmcoll_mpi_blocks_bytes(send, root)))
         return shmcoll_mpi_call_reject(call, "invalid arguments");
     /* Every rank knows scatter's block size; scatterv's sizes only the root. */
-    const size_t block = is_root ? send.block : recv.total;
+    const size_t block = is_root ? send->block : recv->total;
     if (!a->varying && block == 0) return shmcoll_mpi_call_local(call, "empty");
-    if (!call->team && in_place) return SHMCOLL_OK;
+    if (!call->group && in_place) return shmcoll_mpi_call_local(call, "self");
 
-    shmcoll_status_t status;
     if (is_root) {
-        SHMCOLL_CHECK_GOTO(shmcoll_mpi_blocks_map(&send), status, done);
-        SHMCOLL_CHECK_GOTO(shmcoll_mpi_blocks_pack(&send, in_place ? root : -1, call->comm), status,
-                           done);
+        SHMCOLL_CHECK(shmcoll_mpi_blocks_map(send));
+        SHMCOLL_CHECK(shmcoll_mpi_blocks_pack(send, in_place ? root : -1, call->comm));
     }
-    if (!in_place) SHMCOLL_CHECK_GOTO(shmcoll_mpi_blocks_map(&recv), status, done);
-    if (!call->team)
-        shmcoll_mpi_call_copy(call, recv.base, shmcoll_mpi_blocks_at(&send, 0), recv.total);
-    else if (a->varying)
-        status = shmcoll_scatterv(call->team, send.base, send.bytes, send.offsets,
-                                  in_place ? NULL : recv.base, recv.total, root);
-    else
-        status = shmcoll_scatter(call->team, send.base, in_place ? NULL : recv.base, block, root);
-    if (status == SHMCOLL_OK && !in_place)
-        status = shmcoll_mpi_blocks_unpack(&recv, -1, call->comm);
-done:
-    shmcoll_mpi_blocks_free(&send);
-    shmcoll_mpi_blocks_free(&recv);
-    return status;
+    if (!in_place) SHMCOLL_CHECK(shmcoll_mpi_blocks_map(recv));
+    call->unpack = !in_place;
+    if (!call->group) {
+        shmcoll_mpi_call_copy(call, recv->base, shmcoll_mpi_blocks_at(send, 0), recv->total);
+        return shmcoll_mpi_call_local(call, "self");
+    }
+    call->args.kind = a->varying ? SHMCOLL_KIND_SCATTERV : SHMCOLL_KIND_SCATTER;
+    call->args.sendbuf = send->base;
+    call->args.sendcounts = send->bytes;
+    call->args.sdispls = send->offsets;
+    call->args.recvbuf = in_place ? NULL : recv->base;
+    call->args.recvbytes = recv->total;
+    call->args.count = block;
+    call->args.root = root;
+    return SHMCOLL_OK;
 }
 
 /* Payload for the statistics (stats.h): p blocks for scatter; for scatterv the root's sum. */
-static void count_payload(shmcoll_mpi_call_t *call, const void *args) {
-    const scatter_args_t *a = args;
+static void payload(shmcoll_mpi_call_t *call, const void *margs) {
+    const scatter_args_t *a = margs;
+    if (call->state->inter) return; /* not counted there (stats.h) */
     const int p = call->state->size, is_root = call->state->rank == a->root;
     if (a->varying)
         call->share =
@@ -79,19 +76,8 @@ static void count_payload(shmcoll_mpi_call_t *call, const void *args) {
                                              : shmcoll_mpi_call_bytes(a->recvtype, a->recvcount));
 }
 
-static int scatter_any(const void *sendbuf, MPI_Count sendcount, const void *sendcounts,
-                       const void *displs, MPI_Datatype sendtype, void *recvbuf,
-                       MPI_Count recvcount, MPI_Datatype recvtype, int root, int varying,
-                       MPI_Comm comm, int large) {
-    const scatter_args_t args = {sendbuf,   sendcount, sendcounts, displs,  sendtype, recvbuf,
-                                 recvcount, recvtype,  root,       varying, large};
-    const scatter_args_t *a = &args;
-    static const char *const names[2][2] = {{"MPI_Scatter", "MPI_Scatter_c"},
-                                            {"MPI_Scatterv", "MPI_Scatterv_c"}};
-    int rc;
-    if (shmcoll_mpi_call_run(comm, varying ? SHMCOLL_MPI_SCATTERV : SHMCOLL_MPI_SCATTER,
-                             names[varying][large], serve, count_payload, a, &rc))
-        return rc;
+static int fallback(const void *margs, MPI_Comm comm, int large) {
+    const scatter_args_t *a = margs;
 #if MPI_VERSION >= 4
     if (large && a->varying)
         return PMPI_Scatterv_c(a->sendbuf, a->sendcounts, a->displs, a->sendtype, a->recvbuf,
@@ -105,6 +91,20 @@ static int scatter_any(const void *sendbuf, MPI_Count sendcount, const void *sen
                              (int)a->recvcount, a->recvtype, a->root, comm);
     return PMPI_Scatter(a->sendbuf, (int)a->sendcount, a->sendtype, a->recvbuf, (int)a->recvcount,
                         a->recvtype, a->root, comm);
+}
+
+static const shmcoll_mpi_coll_desc_t descs[2] = {
+    {SHMCOLL_MPI_SCATTER, {"MPI_Scatter", "MPI_Scatter_c"}, prepare, payload, fallback},
+    {SHMCOLL_MPI_SCATTERV, {"MPI_Scatterv", "MPI_Scatterv_c"}, prepare, payload, fallback},
+};
+
+static int scatter_any(const void *sendbuf, MPI_Count sendcount, const void *sendcounts,
+                       const void *displs, MPI_Datatype sendtype, void *recvbuf,
+                       MPI_Count recvcount, MPI_Datatype recvtype, int root, int varying,
+                       MPI_Comm comm, int large) {
+    const scatter_args_t a = {sendbuf,   sendcount, sendcounts, displs,  sendtype, recvbuf,
+                              recvcount, recvtype,  root,       varying, large};
+    return shmcoll_mpi_coll_run(&descs[varying], &a, comm, large);
 }
 
 SHMCOLL_API int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

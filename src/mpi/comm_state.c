@@ -7,12 +7,12 @@
  *   one process                                              -> handled locally, no team
  *   MPI_Comm_split_type(SHARED) gives fewer than all ranks   -> not handled (spans nodes)
  *   shmcoll_team_create fails (all members agree on it)      -> not handled, warned once
+ *   otherwise                                                -> a group of one node
  * The team is bootstrapped with PMPI_Allgather over the communicator itself. */
 #include "mpi/comm_state.h"
-#include "mpi/init.h"
 
-#include "core/config.h"
-#include "core/log.h"
+#include "base/config.h"
+#include "base/log.h"
 
 #include <limits.h>
 #include <stdatomic.h>
@@ -25,9 +25,16 @@ static atomic_int team_failure_warned;
 
 /* Runs inside MPI_Comm_free and, for MPI_COMM_WORLD/SELF, in our MPI_Finalize. Destroying a team
  * is local (the segment is already unlinked), so it is safe at any of these points. */
+static void group_destroy(shmcoll_group_t *group) {
+    if (!group) return;
+    if (group->team) shmcoll_team_destroy(group->team);
+    shmcoll_group_map_fini(&group->map);
+    free(group);
+}
+
 static int state_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
     shmcoll_mpi_comm_t *state = attr;
-    if (state->team) shmcoll_team_destroy(state->team);
+    group_destroy(state->group);
     free(state);
     return MPI_SUCCESS;
 }
@@ -68,7 +75,9 @@ static int counting_rank(MPI_Comm comm, int rank, int inter) {
     PMPI_Group_translate_ranks(remote, 1, &zero, world, &remote_world);
     PMPI_Group_free(&remote);
     PMPI_Group_free(&world);
-    return remote_world == MPI_UNDEFINED || shmcoll_mpi_init_world_rank() < remote_world;
+    int world_rank;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    return remote_world == MPI_UNDEFINED || world_rank < remote_world;
 }
 
 static int bootstrap_allgather(void *ctx, const void *in, void *out, size_t bytes) {
@@ -113,8 +122,17 @@ static void setup(MPI_Comm comm, shmcoll_mpi_comm_t *state) {
         return;
     }
 
-    shmcoll_bootstrap_t bootstrap = {
-        .rank = state->rank, .size = state->size, .allgather = bootstrap_allgather, .ctx = &comm};
+    /* The group first: a member that cannot have one makes team creation fail everywhere. */
+    shmcoll_group_t *group = calloc(1, sizeof *group);
+    int labels[state->size];
+    for (int r = 0; r < state->size; r++) labels[r] = 0; /* one node */
+    const int ready =
+        group && shmcoll_group_map_init(&group->map, labels, state->size) == SHMCOLL_OK;
+    shmcoll_bootstrap_t bootstrap = {.rank = state->rank,
+                                     .size = state->size,
+                                     .allgather = bootstrap_allgather,
+                                     .ctx = &comm,
+                                     .unready = !ready};
     shmcoll_team_t *team = NULL;
     shmcoll_status_t status = shmcoll_team_create(&bootstrap, &team);
     if (status != SHMCOLL_OK) {
@@ -124,12 +142,16 @@ static void setup(MPI_Comm comm, shmcoll_mpi_comm_t *state) {
                              "its collectives go to the MPI library",
                              state->size, shmcoll_status_string(status), shmcoll_config()->shm_dir);
         not_handled(state, shmcoll_status_string(status));
+        group_destroy(group);
         return;
     }
     team->progress = progress_mpi;
     team->progress_ctx = NULL;
-    state->team = team;
-    state->kind = SHMCOLL_MPI_COMM_TEAM;
+    group->rank = state->rank;
+    group->size = state->size;
+    group->team = team;
+    state->group = group;
+    state->kind = SHMCOLL_MPI_COMM_GROUP;
 }
 
 shmcoll_status_t shmcoll_mpi_comm_state_get(MPI_Comm comm, int setup_now,

@@ -2,20 +2,20 @@
  *
  * Creating a communicator costs nothing: the state is made by the first wrapped collective on it.
  * The local part (rank, size, who counts statistics) needs no communication; the setup (node
- * split and team creation) is collective and decides, identically on all ranks, whether shmcoll
- * handles the communicator. The attribute's delete callback destroys the team, so MPI_Comm_free
- * and MPI_Finalize clean up without a wrapper of their own. */
+ * split, group and team creation) is collective and decides, identically on all ranks, whether
+ * shmcoll handles the communicator. The attribute's delete callback destroys the group, so
+ * MPI_Comm_free and MPI_Finalize clean up without a wrapper of their own. */
 #ifndef SHMCOLL_MPI_COMM_STATE_H
 #define SHMCOLL_MPI_COMM_STATE_H
 
-#include "core/status.h"
-#include "core/team.h"
+#include "base/status.h"
+#include "group/group.h"
 
 #include <mpi.h>
 
 typedef enum shmcoll_mpi_comm_kind {
     SHMCOLL_MPI_COMM_UNDECIDED,   /* setup not run yet */
-    SHMCOLL_MPI_COMM_TEAM,        /* handled over shared memory by `team` */
+    SHMCOLL_MPI_COMM_GROUP,       /* handled by `group`: shared memory on each node */
     SHMCOLL_MPI_COMM_SELF,        /* one process: handled locally, no team */
     SHMCOLL_MPI_COMM_NOT_HANDLED, /* every call goes to the MPI library (`reason` says why) */
 } shmcoll_mpi_comm_kind_t;
@@ -26,8 +26,8 @@ typedef struct shmcoll_mpi_comm {
     int inter;  /* intercommunicator: rank and size are those of the local group */
     int counts; /* this rank counts the communicator's operations in the statistics */
     shmcoll_mpi_comm_kind_t kind;
-    const char *reason;   /* why the communicator is not handled */
-    shmcoll_team_t *team; /* for SHMCOLL_MPI_COMM_TEAM */
+    const char *reason;     /* why the communicator is not handled */
+    shmcoll_group_t *group; /* for SHMCOLL_MPI_COMM_GROUP */
 } shmcoll_mpi_comm_t;
 
 /* Creates the attribute keyval (part of the one-time setup). */

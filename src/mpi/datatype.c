@@ -8,7 +8,7 @@
  * or the fallback, never through a kernel of the wrong width. */
 #include "mpi/datatype.h"
 
-#include "core/log.h"
+#include "base/log.h"
 
 #include <limits.h>
 #include <stdint.h>

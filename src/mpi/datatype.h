@@ -7,7 +7,7 @@
 #ifndef SHMCOLL_MPI_DATATYPE_H
 #define SHMCOLL_MPI_DATATYPE_H
 
-#include "core/status.h"
+#include "base/status.h"
 #include "kernels/kernels.h"
 
 #include <mpi.h>

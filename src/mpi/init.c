@@ -10,8 +10,8 @@
 #include "mpi/op.h"
 #include "mpi/stats.h"
 
-#include "core/config.h"
-#include "core/log.h"
+#include "base/config.h"
+#include "base/log.h"
 #include "kernels/kernels.h"
 #include "shmcoll.h"
 
@@ -47,10 +47,6 @@ int shmcoll_mpi_init_ensure(void) {
     if (!initialized || finalized) return 0;
     pthread_once(&init_once, init_global);
     return atomic_load_explicit(&ready, memory_order_acquire);
-}
-
-int shmcoll_mpi_init_world_rank(void) {
-    return world_rank;
 }
 
 SHMCOLL_API int MPI_Init(int *argc, char ***argv) {

@@ -12,7 +12,4 @@
  * not (yet, or no longer) initialised: the caller then passes the call to the MPI library. */
 int shmcoll_mpi_init_ensure(void);
 
-/* Rank of this process in MPI_COMM_WORLD (valid once ready). */
-int shmcoll_mpi_init_world_rank(void);
-
 #endif

@@ -15,8 +15,8 @@
 #ifndef SHMCOLL_MPI_OP_H
 #define SHMCOLL_MPI_OP_H
 
-#include "core/reduce_op.h"
-#include "core/status.h"
+#include "kernels/reduce_op.h"
+#include "base/status.h"
 
 #include <mpi.h>
 

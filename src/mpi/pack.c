@@ -6,7 +6,7 @@
  * order), which every MPI library takes. */
 #include "mpi/pack.h"
 
-#include "core/log.h"
+#include "base/log.h"
 
 #include <limits.h>
 

@@ -10,7 +10,7 @@
 #ifndef SHMCOLL_MPI_PACK_H
 #define SHMCOLL_MPI_PACK_H
 
-#include "core/status.h"
+#include "base/status.h"
 
 #include <mpi.h>
 #include <stddef.h>

@@ -5,10 +5,9 @@
  * so each rank keeps a small name -> count table (slots claimed by compare-and-swap of the name
  * pointer) and rank 0 merges all ranks' tables, gathered as fixed-size records. */
 #include "mpi/stats.h"
-#include "mpi/init.h"
 
-#include "core/config.h"
-#include "core/log.h"
+#include "base/config.h"
+#include "base/log.h"
 
 #include <mpi.h>
 #include <stdatomic.h>
@@ -27,7 +26,7 @@ static const char *const coll_names[SHMCOLL_MPI_COLL_COUNT] = {
 
 static _Atomic uint64_t handled_calls, fallback_calls;
 static struct {
-    _Atomic uint64_t calls, bytes, dav;
+    _Atomic uint64_t calls, bytes, dav, net;
     struct {
         _Atomic(const char *) name;
         _Atomic uint64_t count;
@@ -56,9 +55,11 @@ static void count_algo(shmcoll_mpi_coll_t coll, const char *name) {
 }
 
 void shmcoll_mpi_stats_record(shmcoll_mpi_coll_t coll, const shmcoll_mpi_comm_t *state, int handled,
-                              uint64_t bytes, uint64_t share, const char *algo, uint64_t dav) {
+                              uint64_t bytes, uint64_t share, const char *algo, uint64_t dav,
+                              uint64_t net) {
     if (!shmcoll_config()->stats) return;
     if (dav) add(&colls[coll].dav, dav);
+    if (net) add(&colls[coll].net, net);
     if (!state) return;
     if (share) add(&colls[coll].bytes, share);
     if (!state->counts) return;
@@ -124,14 +125,15 @@ static void format_algos(const algo_record_t *all, int nranks, int coll, char *t
 }
 
 void shmcoll_mpi_stats_report(void) {
-    enum { HANDLED, FALLBACK, PER_COLL, NCOUNTERS = PER_COLL + 3 * SHMCOLL_MPI_COLL_COUNT };
+    enum { HANDLED, FALLBACK, PER_COLL, NCOUNTERS = PER_COLL + 4 * SHMCOLL_MPI_COLL_COUNT };
     uint64_t mine[NCOUNTERS], total[NCOUNTERS];
     mine[HANDLED] = atomic_load(&handled_calls);
     mine[FALLBACK] = atomic_load(&fallback_calls);
     for (int coll = 0; coll < SHMCOLL_MPI_COLL_COUNT; coll++) {
-        mine[PER_COLL + 3 * coll] = atomic_load(&colls[coll].calls);
-        mine[PER_COLL + 3 * coll + 1] = atomic_load(&colls[coll].bytes);
-        mine[PER_COLL + 3 * coll + 2] = atomic_load(&colls[coll].dav);
+        mine[PER_COLL + 4 * coll] = atomic_load(&colls[coll].calls);
+        mine[PER_COLL + 4 * coll + 1] = atomic_load(&colls[coll].bytes);
+        mine[PER_COLL + 4 * coll + 2] = atomic_load(&colls[coll].dav);
+        mine[PER_COLL + 4 * coll + 3] = atomic_load(&colls[coll].net);
     }
     int rank, nranks;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -156,12 +158,13 @@ void shmcoll_mpi_stats_report(void) {
     fprintf(stderr, "shmcoll: handled %llu calls, fell back %llu\n",
             (unsigned long long)total[HANDLED], (unsigned long long)total[FALLBACK]);
     for (int coll = 0; coll < SHMCOLL_MPI_COLL_COUNT; coll++) {
-        const uint64_t *c = total + PER_COLL + 3 * coll;
+        const uint64_t *c = total + PER_COLL + 4 * coll;
         if (!c[0]) continue;
-        char algos[1024];
+        char algos[1024], net[48] = "";
         format_algos(all, nranks, coll, algos, sizeof algos);
-        fprintf(stderr, "shmcoll: %s calls=%llu bytes=%llu dav=%llu algo=%s\n", coll_names[coll],
-                (unsigned long long)c[0], (unsigned long long)c[1], (unsigned long long)c[2],
+        if (c[3]) snprintf(net, sizeof net, " net=%llu", (unsigned long long)c[3]);
+        fprintf(stderr, "shmcoll: %s calls=%llu bytes=%llu dav=%llu%s algo=%s\n", coll_names[coll],
+                (unsigned long long)c[0], (unsigned long long)c[1], (unsigned long long)c[2], net,
                 algos);
     }
     free(all);

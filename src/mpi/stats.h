@@ -4,9 +4,10 @@
  * Counting rule: an operation (one collective call on one communicator, made by all its ranks) is
  * counted once, by the communicator's counting rank (rank 0; see comm_state.c for
  * intercommunicators): its call, its payload bytes, the algorithm that served it
- * (team->last_algo; "self" on one process, "empty" for zero bytes, "pmpi" when it went to the MPI
- * library), and whether it was handled or fell back. DAV (bytes the kernels loaded and stored) is
- * different on every rank, so every rank adds its own.
+ * (the node team's last_algo; "self" on one process, "empty" for zero bytes, "pmpi" when it went to
+ * the MPI library), and whether it was handled or fell back. DAV (bytes the kernels loaded and
+ * stored) is different on every rank, so every rank adds its own, and so are the bytes a rank
+ * handed to the network for a collective across nodes (net=, printed when any).
  *
  * Payload bytes:
  *   barrier                                 0
@@ -48,7 +49,8 @@ typedef enum shmcoll_mpi_coll {
  * `algo` names the algorithm (NULL counts as "unknown"). `bytes` is counted by the counting rank,
  * `share` (this rank's part of a payload no rank knows whole) by every rank. */
 void shmcoll_mpi_stats_record(shmcoll_mpi_coll_t coll, const shmcoll_mpi_comm_t *state, int handled,
-                              uint64_t bytes, uint64_t share, const char *algo, uint64_t dav);
+                              uint64_t bytes, uint64_t share, const char *algo, uint64_t dav,
+                              uint64_t net);
 
 /* Collective over MPI_COMM_WORLD: sums every rank's counters and prints them at rank 0. */
 void shmcoll_mpi_stats_report(void);

@@ -70,3 +70,21 @@ int shmcoll_pattern_knomial_subtree(int p, int k, int root, int rank) {
     long long end = v + low_place(p, k, v);
     return (int)((end < p ? end : p) - v);
 }
+
+int shmcoll_pattern_knomial_height(int p, int k) {
+    /* Walk the digits of p-1 from the top: either keep the top digit (one more non-zero digit
+     * above, go on with the rest) or lower it by one, after which every digit below may be k-1. */
+    int best = 0, above = 0;
+    long long n = (long long)p - 1;
+    while (n > 0) {
+        long long place = 1;
+        int below = 0;
+        while (place * k <= n) place *= k, below++;
+        const long long top = n / place;
+        const int lowered = above + (top > 1) + below;
+        if (lowered > best) best = lowered;
+        above++;
+        n %= place;
+    }
+    return above > best ? above : best;
+}

@@ -33,6 +33,10 @@ int shmcoll_pattern_knomial_depth(int p, int k, int root, int rank);
  * reduction sends to the parent in round rounds-1-that. */
 int shmcoll_pattern_knomial_round(int p, int k, int root, int rank);
 
+/* Hops from the root to the deepest rank (0 for p = 1): the most non-zero base-k digits of any
+ * relative rank below p, which bounds the steps of a pipelined tree collective. */
+int shmcoll_pattern_knomial_height(int p, int k);
+
 /* Number of ranks in rank's subtree (itself included). */
 int shmcoll_pattern_knomial_subtree(int p, int k, int root, int rank);
 

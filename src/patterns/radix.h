@@ -8,7 +8,7 @@
 #ifndef SHMCOLL_PATTERNS_RADIX_H
 #define SHMCOLL_PATTERNS_RADIX_H
 
-#include "core/status.h"
+#include "base/status.h"
 
 #include <stddef.h>
 

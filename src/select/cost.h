@@ -2,7 +2,7 @@
 #ifndef SHMCOLL_SELECT_COST_H
 #define SHMCOLL_SELECT_COST_H
 
-#include "select/registry.h"
+#include "select/select_args.h"
 
 /* Latency of one synchronisation (flag hop), microseconds. */
 double shmcoll_cost_sync(const shmcoll_select_team_t *team);

@@ -3,30 +3,13 @@
  * coll/; each row's comment gives its DAV (total over members, s = message bytes) and
  * synchronisations, which is what cost() is built from. */
 #include "select/registry.h"
-#include "coll/algos_hier.h"
-#include "coll/algos_tree.h"
+#include "coll/coll.h"
 #include "coll/coll_internal.h"
+#include "patterns/knomial.h"
 #include "select/cost.h"
 
 #include <math.h>
 #include <string.h>
-
-static const char *const kind_names[SHMCOLL_KIND_COUNT] = {
-    [SHMCOLL_KIND_BARRIER] = "barrier",
-    [SHMCOLL_KIND_BCAST] = "bcast",
-    [SHMCOLL_KIND_REDUCE] = "reduce",
-    [SHMCOLL_KIND_ALLREDUCE] = "allreduce",
-};
-
-const char *shmcoll_coll_kind_name(shmcoll_coll_kind_t kind) {
-    return (unsigned)kind < SHMCOLL_KIND_COUNT ? kind_names[kind] : NULL;
-}
-
-int shmcoll_coll_kind_parse(const char *name) {
-    for (int k = 0; k < SHMCOLL_KIND_COUNT; k++)
-        if (!strcmp(name, kind_names[k])) return k;
-    return -1;
-}
 
 static int always(const shmcoll_select_args_t *args, const shmcoll_select_team_t *team) {
     return 1;
@@ -47,11 +30,7 @@ static double barrier_dissem_cost(const shmcoll_select_args_t *a, const shmcoll_
 /* k-nomial, k = 4: arrive up the tree, release down it: 2 x height hops. */
 #define BARRIER_K 4
 static double barrier_knomial_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
-    return 2.0 * shmcoll_coll_knomial_height(t->size, BARRIER_K) * shmcoll_cost_sync(t);
-}
-
-static shmcoll_status_t barrier_knomial(shmcoll_team_t *team) {
-    return shmcoll_coll_barrier_knomial(team, BARRIER_K);
+    return 2.0 * shmcoll_pattern_knomial_height(t->size, BARRIER_K) * shmcoll_cost_sync(t);
 }
 
 /* Hierarchical: up the reduction hierarchy, down the bcast hierarchy; each level's wait is for
@@ -84,14 +63,10 @@ static double bcast_pipeline_cost(const shmcoll_select_args_t *a, const shmcoll_
 #define BCAST_K 4
 static double bcast_knomial_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
     double s = (double)a->bytes;
-    int h = shmcoll_coll_knomial_height(t->size, BCAST_K);
+    int h = shmcoll_pattern_knomial_height(t->size, BCAST_K);
     return (shmcoll_cost_chunks(a->bytes, t->chunk) + h) * shmcoll_cost_sync(t) +
            max2(shmcoll_cost_bytes(4 * s), shmcoll_cost_source(s, (BCAST_K - 1) * h)) *
                shmcoll_cost_spread(t->bcast_levels);
-}
-
-static shmcoll_status_t bcast_knomial(shmcoll_team_t *team, void *buf, size_t bytes, int root) {
-    return shmcoll_coll_bcast_knomial(team, buf, bytes, root, BCAST_K);
 }
 
 /* Single copy: the root exposes its buffer, every other member reads it with one system call:
@@ -184,15 +159,10 @@ static double ma2_cost(const shmcoll_select_args_t *a, const shmcoll_select_team
 #define REDUCE_K 2
 static double reduce_knomial_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
     double s = (double)a->bytes;
-    int h = shmcoll_coll_knomial_height(t->size, REDUCE_K);
+    int h = shmcoll_pattern_knomial_height(t->size, REDUCE_K);
     return (shmcoll_cost_chunks(a->bytes, t->chunk) + h) * shmcoll_cost_sync(t) +
            shmcoll_cost_bytes((3.0 * (REDUCE_K - 1) * h + 4) * s) *
                shmcoll_cost_spread(t->reduce_levels);
-}
-
-static shmcoll_status_t reduce_knomial(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                       size_t count, const shmcoll_reduce_op_t *op, int root) {
-    return shmcoll_coll_reduce_knomial(team, sendbuf, recvbuf, count, op, root, REDUCE_K);
 }
 
 /* Hierarchical (XHC): group members each fold a part, level by level; chunks + levels + 1 syncs
@@ -208,11 +178,6 @@ static double reduce_hier_cost(const shmcoll_select_args_t *a, const shmcoll_sel
     return syncs * shmcoll_cost_sync(t) + shmcoll_cost_bytes(s * (7 * p - 3) / p);
 }
 
-static shmcoll_status_t allreduce_hier(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                       size_t count, const shmcoll_reduce_op_t *op, int root) {
-    return shmcoll_coll_allreduce_hier(team, sendbuf, recvbuf, count, op);
-}
-
 /* Multi-radix recursive exchange (Jocksch et al. 2.1): reduce-scatter then allgather over the
  * radices of p; about 2 log2(p) syncs per round; DAV about s(7p-5) at most. Any op. */
 static int multiradix_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
@@ -226,66 +191,295 @@ static double multiradix_cost(const shmcoll_select_args_t *a, const shmcoll_sele
            shmcoll_cost_bytes(s * (7 * p - 5) / p) * shmcoll_cost_spread(t->reduce_levels);
 }
 
-static shmcoll_status_t allreduce_recexch(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                          size_t count, const shmcoll_reduce_op_t *op, int root) {
-    return shmcoll_coll_allreduce_recexch(team, sendbuf, recvbuf, count, op);
-}
-
 /* Cyclic shift (Jocksch et al. 2.2): the same shape for any p, primes included; commutative. */
 static int cyclic_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
     return a->commutative && multiradix_supports(a, t);
 }
 
-static shmcoll_status_t allreduce_cyclic(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                         size_t count, const shmcoll_reduce_op_t *op, int root) {
-    return shmcoll_coll_allreduce_cyclic(team, sendbuf, recvbuf, count, op);
+/* ---- reduce_scatter and reduce_scatter_block ---- */
+
+/* One step for small messages: p x input bytes read by the members together stay this small. */
+#define REDUCE_SCATTER_FLAT_MAX_TOTAL (32 * 1024)
+
+static int reduce_scatter_flat_supports(const shmcoll_select_args_t *a,
+                                        const shmcoll_select_team_t *t) {
+    return a->bytes <= t->chunk && a->bytes * (size_t)t->size <= REDUCE_SCATTER_FLAT_MAX_TOTAL;
 }
 
+static int reduce_scatter_ma_supports(const shmcoll_select_args_t *a,
+                                      const shmcoll_select_team_t *t) {
+    return a->commutative && t->size > 1 && fits_chunk(a, t);
+}
+
+/* ---- data movement ---- */
+
+/* Single copy where the team may use cross-memory attach and the blocks reach SHMCOLL_CMA_MIN:
+ * gather and scatter always (the root's p-1 copies spread over the others: 1.5-2x faster than
+ * the slot pipeline at p = 2), allgather and alltoall (not in place) up to SHMCOLL_CMA_MAX unless
+ * SHMCOLL_CMA=all (beyond it the kernel's page-by-page copy of buffers in memory lost to the
+ * pipelines, whose copies hit cache on one side). */
+static int rooted_single_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    return t->cma != SHMCOLL_CMA_OFF && a->bytes >= t->cma_min;
+}
+
+static int all_single_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    return rooted_single_supports(a, t) && (t->cma == SHMCOLL_CMA_ALL || a->bytes <= t->cma_max);
+}
+
+static int alltoall_single_supports(const shmcoll_select_args_t *a,
+                                    const shmcoll_select_team_t *t) {
+    return !a->in_place && all_single_supports(a, t);
+}
+
+/* Gatherv and scatterv in one step, without agreeing on the longest block first: when single
+ * copy serves the blocks from SHMCOLL_CMA_MIN up and the smaller ones fit the slot (gatherv: a
+ * chunk; scatterv: the root's piece of a chunk per member), each block's way follows from its own
+ * size, which both its ends know. Small gathervs were twice as slow with the agreement step. */
+static int gatherv_one_step_supports(const shmcoll_select_args_t *a,
+                                     const shmcoll_select_team_t *t) {
+    return t->cma != SHMCOLL_CMA_OFF && t->cma_min <= t->chunk;
+}
+
+static int scatterv_one_step_supports(const shmcoll_select_args_t *a,
+                                      const shmcoll_select_team_t *t) {
+    return t->cma != SHMCOLL_CMA_OFF && t->cma_min <= coll_piece_per_member(t->chunk, t->size);
+}
+
+#define KINDS2(a, b) (SHMCOLL_KIND_BIT(SHMCOLL_KIND_##a) | SHMCOLL_KIND_BIT(SHMCOLL_KIND_##b))
+#define KIND(a)      SHMCOLL_KIND_BIT(SHMCOLL_KIND_##a)
+
 static const shmcoll_algo_t registry[] = {
-    {SHMCOLL_KIND_BARRIER, "flat", "every member posts a flag and reads all others'", always,
-     barrier_flat_cost, .run.barrier = shmcoll_coll_barrier_flat},
-    {SHMCOLL_KIND_BARRIER, "dissem", "dissemination: ceil(log2 p) rounds of partner flags", always,
-     barrier_dissem_cost, .run.barrier = shmcoll_coll_barrier_dissem},
-    {SHMCOLL_KIND_BARRIER, "knomial", "4-nomial tree: arrive up, release down", always,
-     barrier_knomial_cost, .run.barrier = barrier_knomial},
-    {SHMCOLL_KIND_BARRIER, "hier", "topology hierarchy: arrive up, release down",
-     barrier_hier_supports, barrier_hier_cost, .run.barrier = shmcoll_coll_barrier_hier},
-    {SHMCOLL_KIND_BCAST, "pipeline",
+    {KIND(BARRIER),
+     "flat",
+     "every member posts a flag and reads all others'",
+     always,
+     barrier_flat_cost,
+     &shmcoll_coll_barrier_flat_ops,
+     {0}},
+    {KIND(BARRIER),
+     "dissem",
+     "dissemination: ceil(log2 p) rounds of partner flags",
+     always,
+     barrier_dissem_cost,
+     &shmcoll_coll_barrier_dissem_ops,
+     {0}},
+    {KIND(BARRIER),
+     "knomial",
+     "4-nomial tree: arrive up, release down",
+     always,
+     barrier_knomial_cost,
+     &shmcoll_coll_barrier_knomial_ops,
+     {.radix = BARRIER_K}},
+    {KIND(BARRIER),
+     "hier",
+     "topology hierarchy: arrive up, release down",
+     barrier_hier_supports,
+     barrier_hier_cost,
+     &shmcoll_coll_barrier_hier_ops,
+     {0}},
+    {KIND(BCAST),
+     "pipeline",
      "root streams chunks through its double-buffered slots, members copy out (inline <= 64 B)",
-     always, bcast_pipeline_cost, .run.bcast = shmcoll_coll_bcast_pipeline},
-    {SHMCOLL_KIND_BCAST, "knomial", "4-nomial tree, pipelined in chunks", always,
-     bcast_knomial_cost, .run.bcast = bcast_knomial},
-    {SHMCOLL_KIND_BCAST, "hier", "topology hierarchy (XHC): one crossing per NUMA/socket group",
-     bcast_hier_supports, bcast_hier_cost, .run.bcast = shmcoll_coll_bcast_hier},
-    {SHMCOLL_KIND_BCAST, "single-copy",
+     always,
+     bcast_pipeline_cost,
+     &shmcoll_coll_bcast_pipeline_ops,
+     {0}},
+    {KIND(BCAST),
+     "knomial",
+     "4-nomial tree, pipelined in chunks",
+     always,
+     bcast_knomial_cost,
+     &shmcoll_coll_bcast_knomial_ops,
+     {.radix = BCAST_K}},
+    {KIND(BCAST),
+     "hier",
+     "topology hierarchy (XHC): one crossing per NUMA/socket group",
+     bcast_hier_supports,
+     bcast_hier_cost,
+     &shmcoll_coll_bcast_hier_ops,
+     {0}},
+    {KIND(BCAST),
+     "single-copy",
      "members read the root's buffer directly (cross-memory attach), one system call each",
-     bcast_single_supports, bcast_single_cost, .run.bcast = shmcoll_coll_bcast_single},
-    {SHMCOLL_KIND_REDUCE, "flat", "one sync: all copy in, the root folds every slot", flat_supports,
-     flat_cost, .run.reduce = shmcoll_coll_reduce_flat},
-    {SHMCOLL_KIND_REDUCE, "ma", "movement-avoiding chain reduction (YHCCL), commutative ops",
-     ma_supports, ma_cost, .run.reduce = shmcoll_coll_reduce_ma_run},
-    {SHMCOLL_KIND_REDUCE, "ma2", "socket-aware two-level movement-avoiding reduction (YHCCL)",
-     ma2_supports, ma2_cost, .run.reduce = shmcoll_coll_reduce_ma2_run},
-    {SHMCOLL_KIND_REDUCE, "split", "copy in, member j folds part j in rank order, root copies out",
-     fits_chunk, split_cost, .run.reduce = shmcoll_coll_reduce_split},
-    {SHMCOLL_KIND_REDUCE, "knomial", "binomial tree in rank order, pipelined in chunks", fits_chunk,
-     reduce_knomial_cost, .run.reduce = reduce_knomial},
-    {SHMCOLL_KIND_REDUCE, "hier", "topology hierarchy (XHC): groups fold parts level by level",
-     reduce_hier_supports, reduce_hier_cost, .run.reduce = shmcoll_coll_reduce_hier},
-    {SHMCOLL_KIND_ALLREDUCE, "flat", "one sync: all copy in, every member folds every slot",
-     flat_supports, flat_cost, .run.reduce = shmcoll_coll_reduce_flat},
-    {SHMCOLL_KIND_ALLREDUCE, "ma", "movement-avoiding reduce-scatter + copy-out (YHCCL)",
-     ma_supports, ma_cost, .run.reduce = shmcoll_coll_reduce_ma_run},
-    {SHMCOLL_KIND_ALLREDUCE, "ma2", "socket-aware two-level MA reduce-scatter + copy-out (YHCCL)",
-     ma2_supports, ma2_cost, .run.reduce = shmcoll_coll_reduce_ma2_run},
-    {SHMCOLL_KIND_ALLREDUCE, "split", "copy in, member j folds part j in rank order, all copy out",
-     fits_chunk, split_cost, .run.reduce = shmcoll_coll_reduce_split},
-    {SHMCOLL_KIND_ALLREDUCE, "recexch", "multi-radix recursive exchange (Jocksch et al.), any op",
-     multiradix_supports, multiradix_cost, .run.reduce = allreduce_recexch},
-    {SHMCOLL_KIND_ALLREDUCE, "cyclic", "multi-radix cyclic shift (Jocksch et al.), commutative",
-     cyclic_supports, multiradix_cost, .run.reduce = allreduce_cyclic},
-    {SHMCOLL_KIND_ALLREDUCE, "hier", "topology hierarchy (XHC): reduce up, bcast down",
-     reduce_hier_supports, reduce_hier_cost, .run.reduce = allreduce_hier},
+     bcast_single_supports,
+     bcast_single_cost,
+     &shmcoll_coll_bcast_single_ops,
+     {0}},
+    {KINDS2(REDUCE, ALLREDUCE),
+     "flat",
+     "one sync: all copy in, who needs the result folds all",
+     flat_supports,
+     flat_cost,
+     &shmcoll_coll_reduce_flat_ops,
+     {0}},
+    {KINDS2(REDUCE, ALLREDUCE),
+     "ma",
+     "movement-avoiding chain reduce-scatter (YHCCL) + copy-out, commutative ops",
+     ma_supports,
+     ma_cost,
+     &shmcoll_coll_reduce_ma_ops,
+     {0}},
+    {KINDS2(REDUCE, ALLREDUCE),
+     "ma2",
+     "socket-aware two-level movement-avoiding reduction (YHCCL)",
+     ma2_supports,
+     ma2_cost,
+     &shmcoll_coll_reduce_ma2_ops,
+     {0}},
+    {KINDS2(REDUCE, ALLREDUCE),
+     "split",
+     "copy in, member j folds part j in rank order, who needs the result copies out",
+     fits_chunk,
+     split_cost,
+     &shmcoll_coll_reduce_split_ops,
+     {0}},
+    {KIND(REDUCE),
+     "knomial",
+     "binomial tree in rank order, pipelined in chunks",
+     fits_chunk,
+     reduce_knomial_cost,
+     &shmcoll_coll_reduce_knomial_ops,
+     {.radix = REDUCE_K}},
+    {KINDS2(REDUCE, ALLREDUCE),
+     "hier",
+     "topology hierarchy (XHC): groups fold parts level by level (allreduce: bcast down)",
+     reduce_hier_supports,
+     reduce_hier_cost,
+     &shmcoll_coll_reduce_hier_ops,
+     {0}},
+    {KIND(ALLREDUCE),
+     "recexch",
+     "multi-radix recursive exchange (Jocksch et al.), any op",
+     multiradix_supports,
+     multiradix_cost,
+     &shmcoll_coll_allreduce_recexch_ops,
+     {0}},
+    {KIND(ALLREDUCE),
+     "cyclic",
+     "multi-radix cyclic shift (Jocksch et al.), commutative",
+     cyclic_supports,
+     multiradix_cost,
+     &shmcoll_coll_allreduce_cyclic_ops,
+     {0}},
+    {KINDS2(REDUCE_SCATTER, REDUCE_SCATTER_BLOCK),
+     "flat",
+     "one step: all copy in, member j folds block j of all slots",
+     reduce_scatter_flat_supports,
+     NULL,
+     &shmcoll_coll_reduce_scatter_flat_ops,
+     {0}},
+    {KINDS2(REDUCE_SCATTER, REDUCE_SCATTER_BLOCK),
+     "ma",
+     "movement-avoiding chain (YHCCL), each block finished in its owner's receive buffer",
+     reduce_scatter_ma_supports,
+     NULL,
+     &shmcoll_coll_reduce_scatter_ma_ops,
+     {0}},
+    {KINDS2(REDUCE_SCATTER, REDUCE_SCATTER_BLOCK),
+     "canonical",
+     "per round: all copy one piece of every block in, member j folds block j in rank order",
+     always,
+     NULL,
+     &shmcoll_coll_reduce_scatter_canonical_ops,
+     {0}},
+    {KINDS2(SCAN, EXSCAN),
+     "flat",
+     "per chunk: all copy in, member r folds members 0..r (0..r-1) in rank order",
+     always,
+     NULL,
+     &shmcoll_coll_scan_flat_ops,
+     {0}},
+    {KINDS2(ALLGATHER, ALLGATHERV),
+     "single-copy",
+     "every member reads every other's block from its buffer (cross-memory attach)",
+     all_single_supports,
+     NULL,
+     &shmcoll_coll_allgather_single_ops,
+     {0}},
+    {KINDS2(ALLGATHER, ALLGATHERV),
+     "pipeline",
+     "per round: copy own piece in, copy the others' out from the right-hand neighbour on",
+     always,
+     NULL,
+     &shmcoll_coll_allgather_pipeline_ops,
+     {0}},
+    {KIND(GATHER),
+     "single-copy",
+     "senders write their blocks into the root's buffer",
+     rooted_single_supports,
+     NULL,
+     &shmcoll_coll_gather_single_ops,
+     {0}},
+    {KIND(GATHERV),
+     "one-step",
+     "long blocks written into the root's buffer, short ones through slots, in one step",
+     gatherv_one_step_supports,
+     NULL,
+     &shmcoll_coll_gather_single_ops,
+     {0}},
+    {KIND(GATHER),
+     "pipeline",
+     "senders copy pieces in, the root copies them out",
+     always,
+     NULL,
+     &shmcoll_coll_gather_pipeline_ops,
+     {0}},
+    {KIND(GATHERV),
+     "pipeline",
+     "agree on the longest block, then single-copy or the slot pipeline",
+     always,
+     NULL,
+     &shmcoll_coll_gatherv_pipeline_ops,
+     {0}},
+    {KIND(SCATTER),
+     "single-copy",
+     "members read their blocks from the root's buffer",
+     rooted_single_supports,
+     NULL,
+     &shmcoll_coll_scatter_single_ops,
+     {0}},
+    {KIND(SCATTERV),
+     "one-step",
+     "long blocks read from the root's buffer, short ones from its slot, in one step",
+     scatterv_one_step_supports,
+     NULL,
+     &shmcoll_coll_scatter_single_ops,
+     {0}},
+    {KIND(SCATTER),
+     "pipeline",
+     "the root fills one piece per member, members copy theirs out",
+     always,
+     NULL,
+     &shmcoll_coll_scatter_pipeline_ops,
+     {0}},
+    {KIND(SCATTERV),
+     "pipeline",
+     "agree on the longest block, then single-copy or the slot pipeline",
+     always,
+     NULL,
+     &shmcoll_coll_scatterv_pipeline_ops,
+     {0}},
+    {KIND(ALLTOALL),
+     "single-copy",
+     "every member reads its blocks from the others' buffers",
+     alltoall_single_supports,
+     NULL,
+     &shmcoll_coll_alltoall_single_ops,
+     {0}},
+    {KIND(ALLTOALL),
+     "rotated",
+     "per round: fill one piece per destination, collect from r+1, r+2, ... (KNEM-coll)",
+     always,
+     NULL,
+     &shmcoll_coll_alltoall_rotated_ops,
+     {0}},
+    {KIND(ALLTOALLV),
+     "rotated",
+     "agree on the longest block, then single-copy or the rotated slot pipeline",
+     always,
+     NULL,
+     &shmcoll_coll_alltoallv_rotated_ops,
+     {0}},
 };
 
 const shmcoll_algo_t *shmcoll_algo_at(int index) {
@@ -296,6 +490,6 @@ const shmcoll_algo_t *shmcoll_algo_at(int index) {
 const shmcoll_algo_t *shmcoll_algo_find(shmcoll_coll_kind_t kind, const char *name) {
     for (const shmcoll_algo_t *a = registry; a < registry + sizeof registry / sizeof registry[0];
          a++)
-        if (a->kind == kind && !strcmp(a->name, name)) return a;
+        if (shmcoll_algo_serves(a, kind) && !strcmp(a->name, name)) return a;
     return NULL;
 }

@@ -1,26 +1,44 @@
 #include "select/select.h"
-#include "coll/coll_internal.h"
-#include "core/config.h"
+#include "base/config.h"
 #include "core/team_topo.h"
 
 #include <stdlib.h>
 
 #define BANDS 64
 
-/* Per team: its description, the tuning rules in force when it was set up, and the table. */
+/* The choices of one kind for (commutative, in place, size band). */
+typedef const shmcoll_algo_t *select_table_t[2][2][BANDS];
+
+/* Per team: its description, the tuning rules in force when it was set up, and a table per kind
+ * (made on the kind's first call). */
 typedef struct select_state {
+    shmcoll_select_args_t last_args; /* the previous call and its choice: applications repeat */
+    const shmcoll_algo_t *last_algo;
     shmcoll_select_team_t team;
     shmcoll_tune_t tune;
-    const shmcoll_algo_t *table[SHMCOLL_KIND_COUNT][2][BANDS];
+    select_table_t *tables[SHMCOLL_KIND_COUNT];
 } select_state_t;
 
+/* The first row without a cost model that supports the call, in registry order, or NULL. Such
+ * rows encode measured rules with thresholds of their own (not on size bands). */
+static const shmcoll_algo_t *preferred(const shmcoll_select_args_t *args,
+                                       const shmcoll_select_team_t *team) {
+    for (int i = 0; shmcoll_algo_at(i); i++) {
+        const shmcoll_algo_t *a = shmcoll_algo_at(i);
+        if (!a->cost && shmcoll_algo_serves(a, args->kind) && a->supports(args, team)) return a;
+    }
+    return NULL;
+}
+
+/* A preferred row, else the supporting row of lowest modelled cost. */
 static const shmcoll_algo_t *cheapest(const shmcoll_select_args_t *args,
                                       const shmcoll_select_team_t *team) {
-    const shmcoll_algo_t *best = NULL;
+    const shmcoll_algo_t *best = preferred(args, team);
+    if (best) return best;
     double best_cost = 0;
     for (int i = 0; shmcoll_algo_at(i); i++) {
         const shmcoll_algo_t *a = shmcoll_algo_at(i);
-        if (a->kind != args->kind || !a->supports(args, team)) continue;
+        if (!a->cost || !shmcoll_algo_serves(a, args->kind) || !a->supports(args, team)) continue;
         double c = a->cost(args, team);
         if (!best || c < best_cost) best = a, best_cost = c;
     }
@@ -71,45 +89,78 @@ void shmcoll_select_describe_shape(int size, size_t chunk, int oversubscribed,
 void shmcoll_select_describe(shmcoll_team_t *team, shmcoll_select_team_t *out) {
     const shmcoll_config_t *config = shmcoll_config();
     const shmcoll_topo_hier_t *bcast = NULL, *reduce = NULL;
-    if (shmcoll_team_hierarchy(team, config->hier_bcast, -1, &bcast) != SHMCOLL_OK) bcast = NULL;
-    if (shmcoll_team_hierarchy(team, config->hier_reduce, -1, &reduce) != SHMCOLL_OK) reduce = NULL;
-    shmcoll_select_describe_shape(team->size, team->channel.chunk, team->oversubscribed, bcast,
-                                  reduce, out);
+    if (shmcoll_team_hierarchy(&team->hiers, config->hier_bcast, -1, &bcast) != SHMCOLL_OK)
+        bcast = NULL;
+    if (shmcoll_team_hierarchy(&team->hiers, config->hier_reduce, -1, &reduce) != SHMCOLL_OK)
+        reduce = NULL;
+    shmcoll_select_describe_shape(team->size, team->chunk, team->oversubscribed, bcast, reduce,
+                                  out);
     out->cma = team->cma;
-    out->socket_groups = shmcoll_coll_ma2_groups(team);
+    out->socket_groups = shmcoll_team_socket_groups(&team->hiers);
     out->cma_min = team->cma_min;
+    out->cma_max = team->cma_max;
 }
 
 static void state_free(void *state) {
-    free(state);
+    select_state_t *s = state;
+    for (int k = 0; k < SHMCOLL_KIND_COUNT; k++) free(s->tables[k]);
+    free(s);
 }
 
+/* 0 for 0 bytes, else 1 + floor(log2(bytes)). */
 static int band_of(size_t bytes) {
-    int band = 0;
-    while (bytes) band++, bytes >>= 1;
-    return band; /* 0 for 0 bytes, else 1 + floor(log2(bytes)) */
+    return bytes ? 64 - __builtin_clzll((unsigned long long)bytes) : 0;
 }
 
-const shmcoll_algo_t *shmcoll_select_for_team(shmcoll_team_t *team,
-                                              const shmcoll_select_args_t *args) {
-    select_state_t *state = team->select_state;
-    if (!state) {
-        state = calloc(1, sizeof *state);
-        if (!state)
-            return shmcoll_select(
-                args, &(shmcoll_select_team_t){.size = team->size, .chunk = team->channel.chunk},
-                NULL);
+/* The team's selection state, made on first use. Without memory for it the choice is made
+ * from the same description each time, uncached: the same on every member either way. */
+static select_state_t *state_of(shmcoll_team_t *team) {
+    if (!team->select_state) {
+        select_state_t *state = calloc(1, sizeof *state);
+        if (!state) return NULL;
         shmcoll_select_describe(team, &state->team);
         state->tune = *shmcoll_tune_current();
         team->select_state = state;
         team->select_state_free = state_free;
     }
+    return team->select_state;
+}
+
+static const shmcoll_algo_t *choose(select_state_t *state, const shmcoll_select_args_t *args);
+
+static int same_call(const shmcoll_select_args_t *a, const shmcoll_select_args_t *b) {
+    return a->kind == b->kind && a->bytes == b->bytes && a->extent == b->extent &&
+           a->commutative == b->commutative && a->in_place == b->in_place;
+}
+
+const shmcoll_algo_t *shmcoll_select_for_team(shmcoll_team_t *team,
+                                              const shmcoll_select_args_t *args) {
+    select_state_t *state = state_of(team);
+    if (!state) {
+        shmcoll_select_team_t described;
+        shmcoll_select_describe(team, &described);
+        return shmcoll_select(args, &described, shmcoll_tune_current());
+    }
+    if (state->last_algo && same_call(args, &state->last_args)) return state->last_algo;
+    const shmcoll_algo_t *algo = choose(state, args);
+    state->last_args = *args;
+    state->last_algo = algo;
+    return algo;
+}
+
+/* The tuning rules' choice, else the table's. */
+static const shmcoll_algo_t *choose(select_state_t *state, const shmcoll_select_args_t *args) {
     const shmcoll_algo_t *forced = tuned(&state->tune, args, &state->team);
     if (forced) return forced;
+    const shmcoll_algo_t *rule = preferred(args, &state->team);
+    if (rule) return rule;
     /* The table answers for typical elements (up to a cache line); it is keyed by the band's
      * lower bound, so every member fills an entry with the same value. */
+    if (!state->tables[args->kind]) state->tables[args->kind] = calloc(1, sizeof(select_table_t));
+    select_table_t *table = state->tables[args->kind];
+    if (!table) return cheapest(args, &state->team);
     const int band = band_of(args->bytes);
-    const shmcoll_algo_t **slot = &state->table[args->kind][args->commutative != 0][band];
+    const shmcoll_algo_t **slot = &(*table)[args->commutative != 0][args->in_place != 0][band];
     if (!*slot) {
         shmcoll_select_args_t typical = *args;
         typical.bytes = band ? (size_t)1 << (band - 1) : 0;

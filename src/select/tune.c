@@ -1,6 +1,6 @@
 #include "select/tune.h"
-#include "core/config.h"
-#include "core/log.h"
+#include "base/config.h"
+#include "base/log.h"
 
 #include <ctype.h>
 #include <pthread.h>

@@ -98,25 +98,47 @@ void shmcoll_channel_first_touch(shmcoll_channel_t *ch) {
     memset(shmcoll_channel_buffer(ch, ch->rank, 0), 0, 2 * ch->chunk);
 }
 
-static shmcoll_status_t wait_done(shmcoll_channel_t *ch, int r, uint64_t need) {
+/* Member r is done with step `need` (acknowledged it, or posted a later step). */
+static shmcoll_status_t test_done(shmcoll_channel_t *ch, int r, uint64_t need, shmcoll_wait_t *w) {
     if (r == ch->rank || ch->peer_done[r] >= need) return SHMCOLL_OK;
-    SHMCOLL_CHECK(shmcoll_shm_wait_geq(&ch->ctrl[r].ack.step, need, r, &ch->waiter));
+    SHMCOLL_CHECK(shmcoll_shm_test_geq(&ch->ctrl[r].ack.step, need, r, w));
     ch->peer_done[r] = shmcoll_flag_load(&ch->ctrl[r].ack.step);
     return SHMCOLL_OK;
 }
 
-shmcoll_status_t shmcoll_channel_claim(shmcoll_channel_t *ch, uint64_t step) {
-    if (step <= 2) return SHMCOLL_OK;
-    for (int r = 0; r < ch->size; r++) SHMCOLL_CHECK(wait_done(ch, r, step - 2));
+shmcoll_status_t shmcoll_channel_test_claim_slow(shmcoll_channel_t *ch, uint64_t step,
+                                                 shmcoll_wait_t *w) {
+    for (int r = 0; r < ch->size; r++) SHMCOLL_CHECK(test_done(ch, r, step - 2, w));
     return SHMCOLL_OK;
+}
+
+shmcoll_status_t shmcoll_channel_test_claim_one(shmcoll_channel_t *ch, uint64_t step, int reader,
+                                                shmcoll_wait_t *w) {
+    return step <= 2 ? SHMCOLL_OK : test_done(ch, reader, step - 2, w);
+}
+
+/* The waiting forms: test, wait for the flag the test names, test again. */
+#define WAIT_UNTIL(ch, test)                                                                       \
+    do {                                                                                           \
+        shmcoll_wait_t w_;                                                                         \
+        shmcoll_status_t s_;                                                                       \
+        while ((s_ = (test)) == SHMCOLL_IN_PROGRESS)                                               \
+            SHMCOLL_CHECK(shmcoll_shm_wait_geq(w_.flag, w_.value, w_.peer, &(ch)->waiter));        \
+        return s_;                                                                                 \
+    } while (0)
+
+shmcoll_status_t shmcoll_channel_claim(shmcoll_channel_t *ch, uint64_t step) {
+    WAIT_UNTIL(ch, shmcoll_channel_test_claim(ch, step, &w_));
 }
 
 shmcoll_status_t shmcoll_channel_claim_one(shmcoll_channel_t *ch, uint64_t step, int reader) {
-    return step <= 2 ? SHMCOLL_OK : wait_done(ch, reader, step - 2);
+    WAIT_UNTIL(ch, shmcoll_channel_test_claim_one(ch, step, reader, &w_));
+}
+
+shmcoll_status_t shmcoll_channel_wait_post(shmcoll_channel_t *ch, int rank, uint64_t step) {
+    WAIT_UNTIL(ch, shmcoll_channel_test_post(ch, rank, step, &w_));
 }
 
 shmcoll_status_t shmcoll_channel_wait_all(shmcoll_channel_t *ch, uint64_t step) {
-    for (int r = 0; r < ch->size; r++)
-        if (r != ch->rank) SHMCOLL_CHECK(shmcoll_channel_wait_post(ch, r, step));
-    return SHMCOLL_OK;
+    WAIT_UNTIL(ch, shmcoll_channel_test_all(ch, step, &w_));
 }

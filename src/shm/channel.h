@@ -90,34 +90,64 @@ static inline void *shmcoll_channel_inline(const shmcoll_channel_t *ch, int rank
     return ch->ctrl[rank].post[step & 1].inline_data;
 }
 
-/* Wait until every other member is done with step-2, so this member may write its slots of
- * parity step&1. */
-shmcoll_status_t shmcoll_channel_claim(shmcoll_channel_t *ch, uint64_t step);
+/* ---- Tests: never wait. OK when the condition holds, else IN_PROGRESS with the flag to wait
+ * for in *w (shm/wait.h). Resumable tasks (core/task.h) are written with these only. ---- */
 
-/* Like shmcoll_channel_claim, when the caller knows that since every member was last known done
- * with step-2's parity only `reader` can have read its slots (e.g. a ring's downstream neighbour).
- */
-shmcoll_status_t shmcoll_channel_claim_one(shmcoll_channel_t *ch, uint64_t step, int reader);
+/* Every other member is done with step-2, so this member may write its slots of parity step&1.
+ * What a member is known to be done with is kept locally (peer_done), so in the steady state a
+ * claim reads no flag. */
+shmcoll_status_t shmcoll_channel_test_claim_slow(shmcoll_channel_t *ch, uint64_t step,
+                                                 shmcoll_wait_t *w);
+
+static inline shmcoll_status_t shmcoll_channel_test_claim(shmcoll_channel_t *ch, uint64_t step,
+                                                          shmcoll_wait_t *w) {
+    if (step <= 2) return SHMCOLL_OK;
+    for (int r = 0; r < ch->size; r++)
+        if (ch->peer_done[r] < step - 2 && r != ch->rank)
+            return shmcoll_channel_test_claim_slow(ch, step, w);
+    return SHMCOLL_OK;
+}
+
+/* Like shmcoll_channel_test_claim, when the caller knows that since every member was last known
+ * done with step-2's parity only `reader` can have read its slots (e.g. a ring's downstream
+ * neighbour). */
+shmcoll_status_t shmcoll_channel_test_claim_one(shmcoll_channel_t *ch, uint64_t step, int reader,
+                                                shmcoll_wait_t *w);
+
+/* Member `rank` has posted `step`. */
+static inline shmcoll_status_t shmcoll_channel_test_post(shmcoll_channel_t *ch, int rank,
+                                                         uint64_t step, shmcoll_wait_t *w) {
+    SHMCOLL_CHECK(shmcoll_shm_test_geq(&ch->ctrl[rank].post[step & 1].step, step, rank, w));
+    if (ch->peer_done[rank] < step - 1) ch->peer_done[rank] = step - 1;
+    return SHMCOLL_OK;
+}
+
+/* Every member has posted `step`. */
+static inline shmcoll_status_t shmcoll_channel_test_all(shmcoll_channel_t *ch, uint64_t step,
+                                                        shmcoll_wait_t *w) {
+    for (int r = 0; r < ch->size; r++)
+        if (r != ch->rank) SHMCOLL_CHECK(shmcoll_channel_test_post(ch, r, step, w));
+    return SHMCOLL_OK;
+}
+
+/* Every other member is done with `step` (acknowledged it): e.g. all have read what this member
+ * exposed in it. */
+static inline shmcoll_status_t shmcoll_channel_test_done(shmcoll_channel_t *ch, uint64_t step,
+                                                         shmcoll_wait_t *w) {
+    return shmcoll_channel_test_claim(ch, step + 2, w);
+}
 
 /* Publish this member's slots of `step`. */
 static inline void shmcoll_channel_post(shmcoll_channel_t *ch, uint64_t step) {
     shmcoll_flag_store(&ch->ctrl[ch->rank].post[step & 1].step, step);
 }
 
-/* Wait until member `rank` has posted `step`. */
-static inline shmcoll_status_t shmcoll_channel_wait_post(shmcoll_channel_t *ch, int rank,
-                                                         uint64_t step) {
-    shmcoll_status_t status =
-        shmcoll_shm_wait_geq(&ch->ctrl[rank].post[step & 1].step, step, rank, &ch->waiter);
-    if (status == SHMCOLL_OK && ch->peer_done[rank] < step - 1) ch->peer_done[rank] = step - 1;
-    return status;
-}
+/* ---- Waiting forms of the tests (bounded: ch->waiter), for code that runs to completion ---- */
 
-/* Wait until every member has posted `step`. */
+shmcoll_status_t shmcoll_channel_claim(shmcoll_channel_t *ch, uint64_t step);
+shmcoll_status_t shmcoll_channel_claim_one(shmcoll_channel_t *ch, uint64_t step, int reader);
+shmcoll_status_t shmcoll_channel_wait_post(shmcoll_channel_t *ch, int rank, uint64_t step);
 shmcoll_status_t shmcoll_channel_wait_all(shmcoll_channel_t *ch, uint64_t step);
-
-/* Wait until every other member is done with `step` (acknowledged it): e.g. until all have read
- * what this member exposed in it. */
 static inline shmcoll_status_t shmcoll_channel_wait_done(shmcoll_channel_t *ch, uint64_t step) {
     return shmcoll_channel_claim(ch, step + 2);
 }

@@ -9,7 +9,7 @@
 #ifndef SHMCOLL_SHM_CMA_H
 #define SHMCOLL_SHM_CMA_H
 
-#include "core/status.h"
+#include "base/status.h"
 
 #include <stddef.h>
 #include <stdint.h>

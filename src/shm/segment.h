@@ -10,7 +10,7 @@
 #ifndef SHMCOLL_SHM_SEGMENT_H
 #define SHMCOLL_SHM_SEGMENT_H
 
-#include "core/status.h"
+#include "base/status.h"
 
 #include <stddef.h>
 #include <stdint.h>

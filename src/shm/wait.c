@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now_seconds(void) {
+double shmcoll_shm_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
@@ -54,19 +54,27 @@ static shmcoll_status_t timed_out(const shmcoll_waiter_t *waiter, int peer, doub
     return SHMCOLL_ERR_TIMEOUT;
 }
 
+shmcoll_status_t shmcoll_shm_wait_check(const shmcoll_wait_t *w, const shmcoll_waiter_t *waiter,
+                                        double waited) {
+    if (shmcoll_flag_load(w->flag) >= w->value) return SHMCOLL_OK;
+    if (waited > waiter->timeout) return timed_out(waiter, w->peer, waited);
+    return waiter->check ? waiter->check(waiter->check_ctx, w->peer, 0)
+                         : check_peer(waiter, w->peer);
+}
+
 shmcoll_status_t shmcoll_shm_wait_slow(const shmcoll_flag_t *flag, uint64_t value, int peer,
                                        const shmcoll_waiter_t *waiter) {
     for (long i = 0; i < waiter->spin; i++) {
         shmcoll_cpu_relax();
         if (shmcoll_flag_load(flag) >= value) return SHMCOLL_OK;
     }
-    const double start = now_seconds();
+    const double start = shmcoll_shm_now();
     double last_check = start, last_progress = start;
     for (unsigned long polls = 1;; polls++) {
         sched_yield();
         if (shmcoll_flag_load(flag) >= value) return SHMCOLL_OK;
         if (polls % 16) continue;
-        double t = now_seconds();
+        double t = shmcoll_shm_now();
         if (waiter->progress && t - last_progress > 1e-3) {
             waiter->progress(waiter->progress_ctx);
             last_progress = t;

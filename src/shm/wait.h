@@ -8,7 +8,7 @@
 #ifndef SHMCOLL_SHM_WAIT_H
 #define SHMCOLL_SHM_WAIT_H
 
-#include "core/status.h"
+#include "base/status.h"
 #include "shm/flag.h"
 
 #include <stddef.h>
@@ -31,6 +31,35 @@ typedef struct shmcoll_waiter {
     char *error; /* where a failure message goes */
     size_t error_len;
 } shmcoll_waiter_t;
+
+/* What a non-waiting test leaves behind when its flag is not yet set: the flag, the value it
+ * must reach and the peer that writes it. A blocking driver then waits on exactly this flag
+ * (shmcoll_shm_wait_geq), a non-blocking one tests again later. */
+typedef struct shmcoll_wait {
+    const shmcoll_flag_t *flag;
+    uint64_t value;
+    int peer;
+} shmcoll_wait_t;
+
+/* OK when *flag >= value; else IN_PROGRESS with the flag recorded in *w. Never waits. */
+static inline shmcoll_status_t shmcoll_shm_test_geq(const shmcoll_flag_t *flag, uint64_t value,
+                                                    int peer, shmcoll_wait_t *w) {
+    if (shmcoll_flag_load(flag) >= value) return SHMCOLL_OK;
+    w->flag = flag;
+    w->value = value;
+    w->peer = peer;
+    return SHMCOLL_IN_PROGRESS;
+}
+
+/* The checks a waiting member makes now and then, for callers that do not wait here but test
+ * again later (non-blocking progress): whether the peer behind `w` is alive and whether another
+ * member gave up (the waiter's check), and whether `waited` seconds exceed the timeout. OK, or
+ * the failure with its message in waiter->error. */
+shmcoll_status_t shmcoll_shm_wait_check(const shmcoll_wait_t *w, const shmcoll_waiter_t *waiter,
+                                        double waited);
+
+/* Seconds on a monotonic clock. */
+double shmcoll_shm_now(void);
 
 /* Slow path of shmcoll_wait_geq. */
 shmcoll_status_t shmcoll_shm_wait_slow(const shmcoll_flag_t *flag, uint64_t value, int peer,

@@ -22,7 +22,7 @@
 #ifndef SHMCOLL_TOPO_HIERARCHY_H
 #define SHMCOLL_TOPO_HIERARCHY_H
 
-#include "core/status.h"
+#include "base/status.h"
 #include "topo/place.h"
 
 #include <stdio.h>

@@ -6,7 +6,7 @@
 #ifndef SHMCOLL_TOPO_PLACE_H
 #define SHMCOLL_TOPO_PLACE_H
 
-#include "core/status.h"
+#include "base/status.h"
 
 #include <stddef.h>
 

@@ -8,7 +8,7 @@
 #ifndef SHMCOLL_TOPO_TOPO_H
 #define SHMCOLL_TOPO_TOPO_H
 
-#include "core/status.h"
+#include "base/status.h"
 #include "topo/place.h"
 
 #include <sched.h>

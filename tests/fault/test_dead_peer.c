@@ -14,7 +14,7 @@
  *   4. rank 1 is killed by the parent while the team loops over single-copy alltoalls of 1 MB
  *      blocks (SHMCOLL_CMA=all);
  *   5. rank 3 dies right after the team is created, before its first barrier. */
-#include "coll/coll.h"
+#include "select/team_coll.h"
 #include "fault_check.h"
 #include "team_harness.h"
 #include "test_data.h"

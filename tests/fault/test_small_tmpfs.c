@@ -9,7 +9,7 @@
  *   3. the tmpfs filled up completely: SHMCOLL_ERR_NO_SPACE on every member.
  * Never a SIGBUS or another crash, never a disagreement between members, never a wrong result,
  * and after each case no file but the test's own filler in the directory. */
-#include "coll/coll.h"
+#include "select/team_coll.h"
 #include "coll_check.h"
 #include "team_harness.h"
 
@@ -51,7 +51,7 @@ static int body(shmcoll_team_t *team, void *arg) {
     const tcase_t *tc = arg;
     shared_t *shared = team_harness_shared();
     shared->status[team->rank] = SHMCOLL_OK;
-    shared->chunk[team->rank] = team->channel.chunk;
+    shared->chunk[team->rank] = team->chunk;
     coll_case_t c = {
         .dtype = SHMCOLL_DT_DOUBLE, .op = SHMCOLL_OP_SUM, .count = tc->count, .seed = 42};
     return coll_check_allreduce(team, &c);

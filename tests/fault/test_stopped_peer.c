@@ -4,7 +4,7 @@
  * parent kills the stopped member; the segment directory must be empty. p = 4:
  *   1. rank 1 stops itself inside the user reduction function it runs as part of an allreduce;
  *   2. the parent stops rank 1 while the team loops over 4 MB broadcasts from rank 0. */
-#include "coll/coll.h"
+#include "select/team_coll.h"
 #include "fault_check.h"
 #include "team_harness.h"
 

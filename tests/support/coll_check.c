@@ -1,7 +1,7 @@
 /* Checked collective calls for the team tests; see coll_check.h for what is verified. */
 #include "coll_check.h"
 
-#include "coll/coll.h"
+#include "select/team_coll.h"
 #include "team_harness.h"
 #include "test_data.h"
 

@@ -1,7 +1,7 @@
 /* Victim helpers, survivor loop and parent-side checks of the fault tests; see fault_check.h. */
 #include "fault_check.h"
 
-#include "coll/coll.h"
+#include "select/team_coll.h"
 
 #include <signal.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
 #ifndef SHMCOLL_TESTS_ROP_H
 #define SHMCOLL_TESTS_ROP_H
 
-#include "core/reduce_op.h"
+#include "kernels/reduce_op.h"
 #include "kernels/kernels.h"
 
 #include <stddef.h>

@@ -8,8 +8,8 @@
  * writes, one after the reads, so the next round cannot overwrite a slot still being read. */
 #include "team_harness.h"
 
-#include "core/config.h"
-#include "core/log.h"
+#include "base/config.h"
+#include "base/log.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -402,9 +402,8 @@ int team_harness_run(int p, team_harness_body_fn body, void *arg, double timeout
 }
 
 int team_harness_check_chunk(const shmcoll_team_t *team, size_t bytes) {
-    if (team->channel.chunk == bytes) return 0;
-    team_harness_log("SHMCOLL_CHUNK gave a chunk of %zu bytes, not %zu", team->channel.chunk,
-                     bytes);
+    if (team->chunk == bytes) return 0;
+    team_harness_log("SHMCOLL_CHUNK gave a chunk of %zu bytes, not %zu", team->chunk, bytes);
     return 1;
 }
 

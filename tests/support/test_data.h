@@ -12,7 +12,7 @@
 #ifndef SHMCOLL_TESTS_TEST_DATA_H
 #define SHMCOLL_TESTS_TEST_DATA_H
 
-#include "core/reduce_op.h"
+#include "kernels/reduce_op.h"
 #include "kernels/kernels.h"
 
 #include <stddef.h>

@@ -11,7 +11,7 @@
  * an over-read shows under AddressSanitizer, and must come back unchanged. Team sizes may be given
  * on the command line. */
 #include "blocks.h"
-#include "coll/coll.h"
+#include "select/team_coll.h"
 #include "team_cases.h"
 #include "team_harness.h"
 #include "test_data.h"

@@ -17,7 +17,7 @@
  * included: members publish their arrival through the harness's shared memory and check, on the
  * way out, that everyone arrived). Team sizes may be given on the command line. */
 #include "blocks.h"
-#include "coll/coll.h"
+#include "select/team_coll.h"
 #include "coll_check.h"
 #include "team_cases.h"
 #include "team_harness.h"

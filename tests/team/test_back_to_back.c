@@ -7,7 +7,7 @@
  * broadcast from a rotating root; then 200 reduces with rotating roots and counts, and barriers
  * mixed in. Inputs are functions of (rank, call, index) whose reductions have a closed form, so
  * every call is checked at once and cheaply. Team sizes may be given on the command line. */
-#include "coll/coll.h"
+#include "select/team_coll.h"
 #include "team_harness.h"
 #include "test_data.h"
 

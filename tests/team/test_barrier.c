@@ -8,7 +8,7 @@
  * be given on the command line. Every registered barrier algorithm is run, forced through
  * SHMCOLL_TUNE; the hierarchical one on an injected 4-NUMA, 2-socket machine (SHMCOLL_TOPO), and
  * the test checks each call really took the forced algorithm. */
-#include "coll/coll.h"
+#include "select/team_coll.h"
 #include "team_harness.h"
 #include "test_data.h"
 

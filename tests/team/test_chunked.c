@@ -11,7 +11,7 @@
  * straddle a byte-wise chunk boundary unless the algorithm cuts by elements); broadcasts of odd
  * sizes. The test first checks that the chunk size really is 4 KiB. Team sizes may be given on
  * the command line. */
-#include "coll/coll.h"
+#include "select/team_coll.h"
 #include "coll_check.h"
 #include "team_harness.h"
 #include "test_data.h"

@@ -1,8 +1,9 @@
-/* The hierarchical algorithms (coll/algos_hier.h) over teams of forked processes whose placement
- * is injected (SHMCOLL_TOPO, SHMCOLL_MAP), so that their hierarchies have two to four levels on
- * any machine: a 2-socket, 4-NUMA, 8-L3 machine of 32 PUs, ranks placed linearly (contiguous
- * groups) or NUMA round-robin (non-contiguous groups, other level lists), with the default
- * chunk and with 4 KiB chunks (messages of many chunks); and unbound members (a flat hierarchy).
+/* The hierarchical algorithms (coll/hier_bcast.c, hier_reduce.c: their registry rows "hier")
+ * over teams of forked processes whose placement is injected (SHMCOLL_TOPO, SHMCOLL_MAP), so that
+ * their hierarchies have two to four levels on any machine: a 2-socket, 4-NUMA, 8-L3 machine of
+ * 32 PUs, ranks placed linearly (contiguous groups) or NUMA round-robin (non-contiguous groups,
+ * other level lists), with the default chunk and with 4 KiB chunks (messages of many chunks); and
+ * unbound members (a flat hierarchy).
  *
  * Each team runs, without any synchronisation of the harness between calls:
  *  - bcast for every root (p <= 5, else three), sizes 1, 64 (inline), 65, 1000, and several
@@ -20,11 +21,10 @@
  *    and checked against 2s(p + g - 1), s(5p - 1) and s(7p - 3 + 2g') where g and g' are the
  *    level-0 groups of the bcast and reduce hierarchies (when every group has two members or
  *    more; on a flat team g' = 0 republishers). */
-#include "coll/algos_hier.h"
-#include "coll/coll.h"
+#include "select/team_coll.h"
 #include "coll/coll_internal.h"
 #include "coll_check.h"
-#include "core/config.h"
+#include "base/config.h"
 #include "core/team_topo.h"
 #include "team_harness.h"
 #include "test_data.h"
@@ -65,9 +65,9 @@ static int check_bcast(shmcoll_team_t *team, impl_t impl, size_t bytes, int root
     if (team->rank == root) memcpy(buf, want, bytes);
     shmcoll_status_t status;
     if (impl == HIER) {
-        status = coll_begin(team, "bcast");
-        if (status == SHMCOLL_OK)
-            status = coll_end(team, shmcoll_coll_bcast_hier(team, buf, bytes, root), "hier");
+        const shmcoll_coll_args_t args = {
+            .kind = SHMCOLL_KIND_BCAST, .recvbuf = buf, .count = bytes, .root = root};
+        status = shmcoll_coll_run_algo(team, &args, "hier", NULL);
     } else {
         status = shmcoll_bcast(team, buf, bytes, root);
     }
@@ -221,13 +221,14 @@ static int check_reduction(shmcoll_team_t *team, impl_t impl, const red_case_t *
 
     shmcoll_status_t status;
     if (impl == HIER) {
-        status = coll_begin(team, c->root < 0 ? "allreduce" : "reduce");
-        if (status == SHMCOLL_OK)
-            status = coll_end(
-                team,
-                c->root < 0 ? shmcoll_coll_allreduce_hier(team, sbuf, rbuf, c->count, &op)
-                            : shmcoll_coll_reduce_hier(team, sbuf, rbuf, c->count, &op, c->root),
-                "hier");
+        const shmcoll_coll_args_t args = {.kind = c->root < 0 ? SHMCOLL_KIND_ALLREDUCE
+                                                              : SHMCOLL_KIND_REDUCE,
+                                          .sendbuf = sbuf,
+                                          .recvbuf = rbuf,
+                                          .count = c->count,
+                                          .op = &op,
+                                          .root = c->root < 0 ? 0 : c->root};
+        status = shmcoll_coll_run_algo(team, &args, "hier", NULL);
     } else {
         status = c->root < 0 ? shmcoll_allreduce(team, sbuf, rbuf, c->count, &op)
                              : shmcoll_reduce(team, sbuf, rbuf, c->count, &op, c->root);
@@ -309,7 +310,7 @@ static const coll_pair_t pairs[] = {
 /* Every level of the reduction hierarchy covers contiguous rank ranges. */
 static int reduce_contiguous(shmcoll_team_t *team) {
     const shmcoll_topo_hier_t *h = NULL;
-    if (shmcoll_team_hierarchy(team, shmcoll_config()->hier_reduce, -1, &h) != SHMCOLL_OK)
+    if (shmcoll_team_hierarchy(&team->hiers, shmcoll_config()->hier_reduce, -1, &h) != SHMCOLL_OK)
         return -1;
     int contiguous = 1;
     for (int i = 0; i < h->nlevels; i++) contiguous &= h->levels[i].contiguous;
@@ -318,7 +319,7 @@ static int reduce_contiguous(shmcoll_team_t *team) {
 
 static int run_matrix(shmcoll_team_t *team, uint64_t *index) {
     const int p = team->size;
-    const size_t chunk = team->channel.chunk;
+    const size_t chunk = team->chunk;
     int roots[8], nroots = coll_check_roots(p, roots), failed = 0;
     const size_t bcast_sizes[] = {1, 64, 65, 1000, 5 * chunk / 2 + 3};
     for (size_t s = 0; s < NELEMS(bcast_sizes); s++)
@@ -378,7 +379,7 @@ static int run_matrix(shmcoll_team_t *team, uint64_t *index) {
 /* A long sequence alternating this file's algorithms with the library's collectives. */
 static int run_mixed(shmcoll_team_t *team, uint64_t *index) {
     const int p = team->size;
-    const size_t chunk = team->channel.chunk;
+    const size_t chunk = team->chunk;
     int failed = 0;
     const int iterations = 24 / team_harness_scale_down();
     for (int it = 0; it < iterations; it++) {
@@ -420,7 +421,7 @@ static int run_mixed(shmcoll_team_t *team, uint64_t *index) {
 /* Level-0 groups of a hierarchy, and whether each has two members or more (-1 when not). */
 static int level0_groups(shmcoll_team_t *team, const char *levels) {
     const shmcoll_topo_hier_t *h = NULL;
-    if (shmcoll_team_hierarchy(team, levels, -1, &h) != SHMCOLL_OK) return -1;
+    if (shmcoll_team_hierarchy(&team->hiers, levels, -1, &h) != SHMCOLL_OK) return -1;
     for (int i = 0; i < h->nlevels; i++)
         for (int g = 0; g < h->levels[i].ngroups; g++)
             if (h->levels[i].groups[g].nmembers < 2) return -1;
@@ -487,7 +488,8 @@ static int body(shmcoll_team_t *team, void *arg) {
     uint64_t index = 0;
     if (team->rank == 0) {
         const shmcoll_topo_hier_t *h = NULL;
-        if (shmcoll_team_hierarchy(team, shmcoll_config()->hier_reduce, -1, &h) == SHMCOLL_OK) {
+        if (shmcoll_team_hierarchy(&team->hiers, shmcoll_config()->hier_reduce, -1, &h) ==
+            SHMCOLL_OK) {
             printf("  %s p=%d reduce hierarchy:", cfg->name, team->size);
             for (int i = 0; i < h->nlevels; i++) {
                 char line[160];

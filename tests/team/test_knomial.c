@@ -19,8 +19,7 @@
  *  - DAV summed over all members: bcast 2s(p + I) (I: non-root members with children), reduce
  *    3s(p-1) + 2sL (L: leaves), + 2s when a non-commutative reduction detours through rank 0.
  * Team sizes may be given on the command line. */
-#include "coll/algos_tree.h"
-#include "coll/coll.h"
+#include "select/team_coll.h"
 #include "coll/coll_internal.h"
 #include "coll_check.h"
 #include "patterns/knomial.h"
@@ -103,22 +102,25 @@ static long opsrc_compare(const opsrc_t *s, const void *got, const void *want, s
     return -1;
 }
 
-/* ---- The algorithms as the selector will call them: inside coll_begin/coll_end ------------ */
+/* ---- The algorithms through their registry rows, with the radix as a parameter ----------- */
 
 static shmcoll_status_t knomial_bcast(shmcoll_team_t *team, void *buf, size_t bytes, int root,
                                       int k) {
-    shmcoll_status_t status = coll_begin(team, "bcast");
-    if (status != SHMCOLL_OK) return status;
-    return coll_end(team, shmcoll_coll_bcast_knomial(team, buf, bytes, root, k), "knomial");
+    const shmcoll_coll_args_t args = {
+        .kind = SHMCOLL_KIND_BCAST, .recvbuf = buf, .count = bytes, .root = root};
+    return shmcoll_coll_run_algo(team, &args, "knomial", &(shmcoll_task_params_t){.radix = k});
 }
 
 static shmcoll_status_t knomial_reduce(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
                                        size_t count, const shmcoll_reduce_op_t *op, int root,
                                        int k) {
-    shmcoll_status_t status = coll_begin(team, "reduce");
-    if (status != SHMCOLL_OK) return status;
-    status = shmcoll_coll_reduce_knomial(team, sendbuf, recvbuf, count, op, root, k);
-    return coll_end(team, status, "knomial");
+    const shmcoll_coll_args_t args = {.kind = SHMCOLL_KIND_REDUCE,
+                                      .sendbuf = sendbuf,
+                                      .recvbuf = recvbuf,
+                                      .count = count,
+                                      .op = op,
+                                      .root = root};
+    return shmcoll_coll_run_algo(team, &args, "knomial", &(shmcoll_task_params_t){.radix = k});
 }
 
 /* ---- Checked calls ------------------------------------------------------------------------- */
@@ -255,11 +257,10 @@ typedef enum barrier_kind { BARRIER_KNOMIAL, BARRIER_DISSEM, BARRIER_FLAT } barr
 
 static shmcoll_status_t run_barrier(shmcoll_team_t *team, barrier_kind_t kind, int k) {
     if (kind == BARRIER_FLAT) return shmcoll_barrier(team);
-    shmcoll_status_t status = coll_begin(team, "barrier");
-    if (status != SHMCOLL_OK) return status;
-    status = kind == BARRIER_KNOMIAL ? shmcoll_coll_barrier_knomial(team, k)
-                                     : shmcoll_coll_barrier_dissem(team);
-    return coll_end(team, status, kind == BARRIER_KNOMIAL ? "knomial" : "dissemination");
+    const shmcoll_coll_args_t args = {.kind = SHMCOLL_KIND_BARRIER};
+    return kind == BARRIER_KNOMIAL
+               ? shmcoll_coll_run_algo(team, &args, "knomial", &(shmcoll_task_params_t){.radix = k})
+               : shmcoll_coll_run_algo(team, &args, "dissem", NULL);
 }
 
 /* Barrier number `round` of a sequence: arrive (maybe late), pass, check that everyone arrived.
@@ -505,9 +506,9 @@ static int check_height(void) {
                 int depth = shmcoll_pattern_knomial_depth(p, k, 0, r);
                 want = depth > want ? depth : want;
             }
-            if (shmcoll_coll_knomial_height(p, k) != want) {
+            if (shmcoll_pattern_knomial_height(p, k) != want) {
                 fprintf(stderr, "knomial height p=%d k=%d: %d, expected %d\n", p, k,
-                        shmcoll_coll_knomial_height(p, k), want);
+                        shmcoll_pattern_knomial_height(p, k), want);
                 failed = 1;
             }
         }

@@ -4,7 +4,7 @@
  * every member, having touched no buffer and left the team usable; or it may answer OK with the
  * right result on every member. A wrong result, a disagreement between members, a modified buffer
  * after NOT_SUPPORTED or a team that no longer works afterwards fails. p in {1,2,3,4}. */
-#include "coll/coll.h"
+#include "select/team_coll.h"
 #include "team_harness.h"
 #include "test_data.h"
 

@@ -21,8 +21,8 @@
  * readers were done); and the data-access
  * volume summed over all members against the formulas in the algorithms' header comments. Team
  * sizes may be given on the command line. */
-#include "coll/algos_tree.h"
-#include "coll/coll.h"
+#include "coll/radix_default.h"
+#include "select/team_coll.h"
 #include "coll/coll_internal.h"
 #include "coll_check.h"
 #include "patterns/cyclic.h"
@@ -184,20 +184,18 @@ static uint64_t opsrc_hash(const opsrc_t *s, const char *buf, size_t n) {
     return h;
 }
 
-/* ---- The algorithms as the selector will call them: inside coll_begin/coll_end ------------ */
+/* ---- The algorithms through their registry rows, as tasks ---------------------------------- */
 
 static shmcoll_status_t run_algo(shmcoll_team_t *team, algo_t algo,
                                  const shmcoll_pattern_radix_t *f, const void *sendbuf,
                                  void *recvbuf, size_t count, const shmcoll_reduce_op_t *op) {
-    shmcoll_status_t status = coll_begin(team, "allreduce");
-    if (status != SHMCOLL_OK) return status;
-    if (algo == RECEXCH)
-        status = f ? shmcoll_coll_allreduce_recexch_radix(team, sendbuf, recvbuf, count, op, f)
-                   : shmcoll_coll_allreduce_recexch(team, sendbuf, recvbuf, count, op);
-    else
-        status = f ? shmcoll_coll_allreduce_cyclic_radix(team, sendbuf, recvbuf, count, op, f)
-                   : shmcoll_coll_allreduce_cyclic(team, sendbuf, recvbuf, count, op);
-    return coll_end(team, status, algo == RECEXCH ? "recexch" : "cyclic");
+    const shmcoll_coll_args_t args = {.kind = SHMCOLL_KIND_ALLREDUCE,
+                                      .sendbuf = sendbuf,
+                                      .recvbuf = recvbuf,
+                                      .count = count,
+                                      .op = op};
+    return shmcoll_coll_run_algo(team, &args, algo == RECEXCH ? "recexch" : "cyclic",
+                                 &(shmcoll_task_params_t){.factors = f});
 }
 
 /* ---- One checked allreduce ----------------------------------------------------------------- */
@@ -382,9 +380,9 @@ static int refusal_cases(shmcoll_team_t *team) {
     double x[4] = {1, 2, 3, 4}, y[4];
     shmcoll_pattern_radix_t wrong = {.nsteps = 2, .radix = {p + 1, 2}};
     for (int a = 0; a < 2; a++) {
-        /* Called directly: INVALID is a caller's error, which coll_end would make sticky. */
-        status = a == RECEXCH ? shmcoll_coll_allreduce_recexch_radix(team, x, y, 4, &sum.op, &wrong)
-                              : shmcoll_coll_allreduce_cyclic_radix(team, x, y, 4, &sum.op, &wrong);
+        /* INVALID is a caller's error, refused by init before any step: it must not fail the
+         * team. */
+        status = run_algo(team, (algo_t)a, &wrong, x, y, 4, &sum.op);
         if (status != SHMCOLL_ERR_INVALID) {
             team_harness_log("%s with radices {%d,2} for p = %d returned %s",
                              a == RECEXCH ? "recexch" : "cyclic", p + 1, p,

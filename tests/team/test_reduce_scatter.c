@@ -16,7 +16,7 @@
  * split one. Large counts shrink under sanitizers (team_harness_scale_down). Team sizes may be
  * given on the command line. */
 #include "blocks.h"
-#include "coll/coll.h"
+#include "select/team_coll.h"
 #include "coll_check.h"
 #include "rop.h"
 #include "team_cases.h"
@@ -179,8 +179,7 @@ static int body(shmcoll_team_t *team, void *arg) {
     const int nroots = coll_check_roots(team->size, roots);
     for (size_t k = 0; k < COUNT(user_ops); k++) {
         team_cases_set_group(32 + (int)k);
-        const size_t count =
-            (mode->rounds ? 20 : 1) * team->channel.chunk / rop_extent(&user_ops[k]) + 77;
+        const size_t count = (mode->rounds ? 20 : 1) * team->chunk / rop_extent(&user_ops[k]) + 77;
         for (int in_place = 0; in_place < 2; in_place++)
             check_user_reduce(team, &user_ops[k], count, -1, in_place,
                               test_data_mix((uint64_t)team->size, index++, 42));

@@ -2,7 +2,7 @@
  * cases each (allreduce of 1000 elements, reduce to the last rank, broadcasts), so waits that do
  * not yield, p-dependent arithmetic (part sizes, roots) and the bootstrap at scale are covered.
  * Team sizes may be given on the command line. */
-#include "coll/coll.h"
+#include "select/team_coll.h"
 #include "coll_check.h"
 #include "team_harness.h"
 #include "test_data.h"

@@ -10,7 +10,7 @@
  * of the 64-byte inline path) x in place or not x aligned or misaligned buffers; then with 4 KiB
  * chunks (SHMCOLL_CHUNK=4k) counts that need tens to hundreds of rounds. Large counts shrink
  * under sanitizers (team_harness_scale_down). Team sizes may be given on the command line. */
-#include "coll/coll.h"
+#include "select/team_coll.h"
 #include "rop.h"
 #include "team_cases.h"
 #include "team_harness.h"

@@ -10,10 +10,14 @@
  * some empty, taken from the root's buffer in a non-monotonic order with gaps, or overlapping
  * one another (legal for a send buffer); non-roots pass
  * NULL counts and displacements (read at the root only) and no send buffer. Send buffers are
- * allocated at their exact size, so an over-read shows under AddressSanitizer. Team sizes may be
- * given on the command line. */
+ * allocated at their exact size, so an over-read shows under AddressSanitizer. Finally the
+ * many-round cases once more with single copy from 6 KiB blocks on but 4 KiB chunks, so scatterv
+ * cannot skip the agreement step (cma_min above the root's piece of a chunk): the root must
+ * report single-copy exactly when the longest block reaches 6 KiB, and the blocks between a piece
+ * and 6 KiB, too long for their piece, must arrive intact too. Team sizes may be given on the
+ * command line. */
 #include "blocks.h"
-#include "coll/coll.h"
+#include "select/team_coll.h"
 #include "coll_check.h"
 #include "team_cases.h"
 #include "team_harness.h"
@@ -27,6 +31,12 @@
 
 static const char *const env_default[] = {"SHMCOLL_TIMEOUT=30", NULL};
 static const char *const env_rounds[] = {"SHMCOLL_TIMEOUT=30", "SHMCOLL_CHUNK=4k", NULL};
+
+/* The agreed single-copy run: cma_min above a piece, so scatterv agrees on its longest block. */
+#define AGREED_CMA_MIN 6144
+static const char *const env_agreed[] = {"SHMCOLL_TIMEOUT=30", "SHMCOLL_CHUNK=4k",
+                                         "SHMCOLL_CMA=all", "SHMCOLL_CMA_MIN=6k", NULL};
+static int agreed_run; /* inherited by the forked members */
 
 /* ---- The checks --------------------------------------------------------------------------- */
 
@@ -84,11 +94,21 @@ static int check_scatterv(shmcoll_team_t *team, size_t base, int root, int in_pl
     }
     if (use_recv) blocks_fill_slice(want.data, displs[me], counts[me], seed, root);
     /* Counts and displacements are read at the root only: the others pass none. */
-    failed |= team_cases_status_check(
-        team,
+    const shmcoll_status_t status =
         shmcoll_scatterv(team, send, is_root ? counts : NULL, is_root ? displs : NULL,
-                         use_recv ? recv.data : NULL, counts[me], root),
-        desc);
+                         use_recv ? recv.data : NULL, counts[me], root);
+    failed |= team_cases_status_check(team, status, desc);
+    if (agreed_run && is_root && status == SHMCOLL_OK && team->cma != SHMCOLL_CMA_OFF) {
+        size_t longest = 0;
+        for (int r = 0; r < p; r++)
+            if (r != root && counts[r] > longest) longest = counts[r];
+        const char *want_algo = longest >= AGREED_CMA_MIN ? "single-copy" : "pipeline";
+        if (strcmp(team->last_algo, want_algo)) {
+            team_cases_fail("%s: took %s after agreeing on %zu bytes, not %s", desc,
+                            team->last_algo, longest, want_algo);
+            failed = 1;
+        }
+    }
     if (use_recv) failed |= team_cases_image_check(&recv, &want, 1, NULL, NULL, counts[me], desc);
     failed |= team_cases_send_check(send, copy, span, desc);
 out:
@@ -104,5 +124,15 @@ static int body(shmcoll_team_t *team, void *arg) {
 
 int main(int argc, char **argv) {
     team_cases_single_copy_runs();
-    return team_cases_run_sizes(argc, argv, body, env_default, env_rounds, 0);
+    int failed = team_cases_run_sizes(argc, argv, body, env_default, env_rounds, 0);
+    static const int sizes[] = {2, 3, 4, 5, 8, 13};
+    team_cases_mode_t mode = {.rounds = 1};
+    const team_harness_spec_t agreed = {
+        .body = body, .arg = &mode, .timeout_s = 150, .env = env_agreed};
+    printf("scatterv after agreeing (SHMCOLL_CHUNK=4k SHMCOLL_CMA=all SHMCOLL_CMA_MIN=6k):\n");
+    fflush(stdout);
+    agreed_run = 1;
+    failed |= team_harness_for_sizes_spec(argc, argv, sizes, (int)(sizeof sizes / sizeof *sizes),
+                                          &agreed) != 0;
+    return failed;
 }

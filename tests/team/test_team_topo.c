@@ -36,7 +36,7 @@ static int body(shmcoll_team_t *team, void *arg) {
         }
     }
     const shmcoll_topo_hier_t *hier = NULL;
-    if (shmcoll_team_hierarchy(team, "l3,numa,socket", -1, &hier) != SHMCOLL_OK) {
+    if (shmcoll_team_hierarchy(&team->hiers, "l3,numa,socket", -1, &hier) != SHMCOLL_OK) {
         team_harness_log("%s: no hierarchy", want->map);
         return 1;
     }
@@ -50,11 +50,12 @@ static int body(shmcoll_team_t *team, void *arg) {
         }
     }
     const shmcoll_topo_hier_t *again = NULL;
-    if (shmcoll_team_hierarchy(team, "l3,numa,socket", -1, &again) != SHMCOLL_OK || again != hier) {
+    if (shmcoll_team_hierarchy(&team->hiers, "l3,numa,socket", -1, &again) != SHMCOLL_OK ||
+        again != hier) {
         team_harness_log("hierarchy not cached");
         failed = 1;
     }
-    if (shmcoll_team_hierarchy(team, "l3,numa,bogus", -1, &again) != SHMCOLL_ERR_INVALID) {
+    if (shmcoll_team_hierarchy(&team->hiers, "l3,numa,bogus", -1, &again) != SHMCOLL_ERR_INVALID) {
         team_harness_log("a bad sensitivity list must be refused");
         failed = 1;
     }

@@ -13,7 +13,7 @@
  * pointer arrives. Counts {1, 7, 1000, and 20000 elements = 640 KB, several pipeline chunks},
  * in-place and not. Team sizes may be given on the command line. */
 #include "coll_check.h"
-#include "coll/coll.h"
+#include "select/team_coll.h"
 #include "team_harness.h"
 #include "test_data.h"
 

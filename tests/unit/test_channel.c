@@ -25,7 +25,7 @@ static uint8_t pattern(uint64_t step, size_t i) {
 
 /* Writer of step s is member s % p; it fills `len` bytes, readers check them. */
 static int stream_body(shmcoll_team_t *team, void *arg) {
-    shmcoll_channel_t *ch = &team->channel;
+    shmcoll_channel_t *ch = &team->lanes[0].channel;
     const int p = ch->size, me = ch->rank;
     unsigned seed = (unsigned)(me * 7919 + 1);
     for (int k = 0; k < STEPS; k++) {

@@ -28,7 +28,7 @@
  * of chunk/16 elements). Also checked: the algorithm each call took (team->last_algo), and that
  * the movement-avoiding allreduce moves less than the split one for p >= 4. The measurements are
  * printed as a table. Team sizes may be given on the command line. */
-#include "coll/coll.h"
+#include "select/team_coll.h"
 #include "team_harness.h"
 #include "test_data.h"
 
@@ -176,7 +176,7 @@ static int body(shmcoll_team_t *team, void *arg) {
             } else {
                 shmcoll_reduce_op_t op;
                 test_data_op(c->dtype, c->op, &op);
-                want = ma_slices_dav(&op, count, p, team->channel.chunk, p);
+                want = ma_slices_dav(&op, count, p, team->chunk, p);
             }
             const int ok = total == want;
             printf("%3d  %-22s %-14s %-9s %9zu %12llu %12llu  %-8s %7.3f  %s\n", p, c->name,

@@ -14,7 +14,7 @@
  *    process): with scalar there are no streaming kernels and the copy is memcpy.
  * 4. The policy: the usable-cache formula, the decision's truth table, and SHMCOLL_NT. */
 #include "check.h"
-#include "core/config.h"
+#include "base/config.h"
 #include "kernels/kernels.h"
 #include "kernels/nt_policy.h"
 #include "test_data.h"

@@ -4,7 +4,7 @@
  * file), the hierarchies a team of N ranks would get under a rank mapping, the algorithm
  * registry, every knob with its value, and the algorithm the selector picks per collective and
  * message size for that team. Everything is computed by the same code the library runs. */
-#include "core/config.h"
+#include "base/config.h"
 #include "kernels/nt_policy.h"
 #include "select/select.h"
 #include "shmcoll.h"
@@ -101,12 +101,16 @@ static shmcoll_topo_hier_t *print_hierarchy(const shmcoll_topo_place_t *places, 
     return hier;
 }
 
+/* Every kind with the algorithms registered for it. */
 static void print_registry(void) {
-    printf("algorithms:\n");
-    for (int i = 0; shmcoll_algo_at(i); i++) {
-        const shmcoll_algo_t *a = shmcoll_algo_at(i);
-        printf("  %-10s @%-9s %s\n", shmcoll_coll_kind_name(a->kind), a->name, a->description);
-    }
+    printf("algorithms (SHMCOLL_TUNE=<collective>:@<name>):\n");
+    for (int k = 0; k < SHMCOLL_KIND_COUNT; k++)
+        for (int i = 0; shmcoll_algo_at(i); i++) {
+            const shmcoll_algo_t *a = shmcoll_algo_at(i);
+            if (shmcoll_algo_serves(a, (shmcoll_coll_kind_t)k))
+                printf("  %-20s @%-11s %s\n", shmcoll_coll_kind_name((shmcoll_coll_kind_t)k),
+                       a->name, a->description);
+        }
 }
 
 static void print_knobs(void) {
@@ -121,9 +125,10 @@ static void print_knobs(void) {
 
 static void print_choices(const shmcoll_select_team_t *team) {
     const shmcoll_tune_t *tune = shmcoll_tune_current();
-    printf("selection for %d ranks (chunk %zu, %s; algorithm for commutative / non-commutative "
-           "ops):\n",
-           team->size, team->chunk, team->oversubscribed ? "oversubscribed" : "one rank per CPU");
+    printf("selection for %d ranks (chunk %zu, %s, single-copy %s; algorithm for commutative / "
+           "non-commutative ops):\n",
+           team->size, team->chunk, team->oversubscribed ? "oversubscribed" : "one rank per CPU",
+           team->cma == SHMCOLL_CMA_OFF ? "off" : "where the kernel allows it");
     static const size_t sizes[] = {8, 64, 512, 4096, 32768, 262144, 2097152, 16777216, 67108864};
     for (int k = 0; k < SHMCOLL_KIND_COUNT; k++) {
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
@@ -136,13 +141,13 @@ static void print_choices(const shmcoll_select_team_t *team) {
                 names[c] = a ? a->name : "(MPI library)";
             }
             if (k == SHMCOLL_KIND_BARRIER) {
-                printf("  %-10s %10s  %s\n", "barrier", "-", names[1]);
+                printf("  %-20s %10s  %s\n", "barrier", "-", names[1]);
                 break;
             }
-            if (k == SHMCOLL_KIND_BCAST)
-                printf("  %-10s %10zu  %s\n", shmcoll_coll_kind_name(k), bytes, names[1]);
+            if (!shmcoll_coll_kinds[k].reduces)
+                printf("  %-20s %10zu  %s\n", shmcoll_coll_kind_name(k), bytes, names[1]);
             else
-                printf("  %-10s %10zu  %s / %s\n", shmcoll_coll_kind_name(k), bytes, names[1],
+                printf("  %-20s %10zu  %s / %s\n", shmcoll_coll_kind_name(k), bytes, names[1],
                        names[0]);
         }
     }
@@ -183,6 +188,10 @@ int main(int argc, char **argv) {
     shmcoll_select_team_t team;
     shmcoll_select_describe_shape(n, config->chunk, n > shmcoll_topo_npus(topo), bcast, reduce,
                                   &team);
+    /* As on a machine whose kernel allows cross-memory attach (the team probes it at setup). */
+    team.cma = shmcoll_team_cma_asked(config->cma);
+    team.cma_min = config->cma_min;
+    team.cma_max = config->cma_max;
     print_choices(&team);
 
     shmcoll_topo_hier_destroy(bcast);

@@ -1,13 +1,17 @@
-#include "core/log.h"
-#include "core/config.h"
+#include "base/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 
 static int log_rank = -1;
+static int log_verbose;
 
 void shmcoll_log_set_rank(int rank) {
     log_rank = rank;
+}
+
+void shmcoll_log_set_verbose(int verbose) {
+    log_verbose = verbose;
 }
 
 static void log_line(const char *level, const char *fmt, va_list args) {
@@ -35,7 +39,7 @@ void shmcoll_log_warn(const char *fmt, ...) {
 }
 
 void shmcoll_log_verbose(const char *fmt, ...) {
-    if (!shmcoll_config()->verbose) return;
+    if (!log_verbose) return;
     va_list args;
     va_start(args, fmt);
     log_line("", fmt, args);

@@ -3,8 +3,8 @@
  * Built by the caller (the MPI layer, or a test) once per call. Predefined (type, op) pairs use a
  * kernel from kernels/; anything else (user-defined ops, predefined ops on derived types) goes
  * through `user_fn`, which has MPI's in/inout shape. */
-#ifndef SHMCOLL_CORE_REDUCE_OP_H
-#define SHMCOLL_CORE_REDUCE_OP_H
+#ifndef SHMCOLL_KERNELS_REDUCE_OP_H
+#define SHMCOLL_KERNELS_REDUCE_OP_H
 
 #include "kernels/kernels.h"
 

@@ -1,5 +1,5 @@
-#include "core/config.h"
-#include "core/log.h"
+#include "base/config.h"
+#include "base/log.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -76,6 +76,7 @@ void shmcoll_config_reload(void) {
 #define PARSE_KNOB(field, env, kind, deflt, doc) parse_knob(env, #kind, deflt, &config.field);
     SHMCOLL_KNOBS(PARSE_KNOB)
 #undef PARSE_KNOB
+    shmcoll_log_set_verbose(config.verbose);
 }
 
 const shmcoll_config_t *shmcoll_config(void) {

@@ -1,7 +1,7 @@
 /* The knob table: every tunable of shmcoll is one line here (name, environment variable, type,
  * default, documentation). Values are read from the environment once, on first use. */
-#ifndef SHMCOLL_CORE_CONFIG_H
-#define SHMCOLL_CORE_CONFIG_H
+#ifndef SHMCOLL_BASE_CONFIG_H
+#define SHMCOLL_BASE_CONFIG_H
 
 #include <stddef.h>
 
@@ -16,6 +16,8 @@
       "seconds a rank waits for a peer before failing with an error naming it")                    \
     X(chunk, "SHMCOLL_CHUNK", SIZE, "256k",                                                        \
       "bytes per pipeline chunk and per-rank slot (shrunk automatically to fit the directory)")    \
+    X(lanes, "SHMCOLL_LANES", INT, "1",                                                            \
+      "lanes per communicator: collectives that may be in flight at once with slots of their own") \
     X(spin, "SHMCOLL_SPIN", INT, "2000",                                                           \
       "polls before a waiting rank starts to yield (0 when the node is oversubscribed)")           \
     X(topo, "SHMCOLL_TOPO", STRING, "",                                                            \
@@ -51,6 +53,7 @@ typedef struct shmcoll_config {
     const char *shm_dir;
     double timeout;
     size_t chunk;
+    long lanes;
     long spin;
     const char *topo;
     const char *map;

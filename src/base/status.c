@@ -1,9 +1,11 @@
-#include "core/status.h"
+#include "base/status.h"
 
 const char *shmcoll_status_string(shmcoll_status_t status) {
     switch (status) {
     case SHMCOLL_OK:
         return "success";
+    case SHMCOLL_IN_PROGRESS:
+        return "in progress";
     case SHMCOLL_ERR_NOT_SUPPORTED:
         return "not supported";
     case SHMCOLL_ERR_NO_MEMORY:

@@ -1,0 +1,234 @@
+/* Entry of every collective of a team: check what the algorithms cannot, describe the call to the
+ * selector, start the chosen row's task, and (blocking forms) wait for it. */
+#include "select/team_coll.h"
+#include "select/select.h"
+
+#include <string.h>
+
+/* The size every member knows of the call (select/registry.h), 0 when only some do. */
+static size_t shared_bytes(shmcoll_team_t *team, const shmcoll_coll_args_t *a) {
+    switch (a->kind) {
+    case SHMCOLL_KIND_REDUCE_SCATTER: {
+        size_t total = 0;
+        for (int j = 0; j < team->size; j++) total += a->recvcounts[j];
+        return shmcoll_reduce_op_span(a->op, total);
+    }
+    case SHMCOLL_KIND_REDUCE_SCATTER_BLOCK:
+        return shmcoll_reduce_op_span(a->op, a->count * (size_t)team->size);
+    case SHMCOLL_KIND_ALLGATHERV: {
+        size_t longest = 0;
+        for (int j = 0; j < team->size; j++)
+            longest = a->recvcounts[j] > longest ? a->recvcounts[j] : longest;
+        return longest;
+    }
+    case SHMCOLL_KIND_BARRIER:
+    case SHMCOLL_KIND_GATHERV:
+    case SHMCOLL_KIND_SCATTERV:
+    case SHMCOLL_KIND_ALLTOALLV:
+        return 0;
+    default:
+        return shmcoll_coll_kinds[a->kind].reduces ? shmcoll_reduce_op_span(a->op, a->count)
+                                                   : a->count;
+    }
+}
+
+/* Checks, then the row that serves the call (the selector's, or `algo`) set up in `task`.
+ * task->ops stays NULL when there is nothing to move on any member (bcast or a reduction of
+ * nothing: every member sees the same). */
+static shmcoll_status_t prepare(shmcoll_team_t *team, const shmcoll_coll_args_t *args,
+                                const shmcoll_algo_t *algo, shmcoll_task_t *task) {
+    if ((unsigned)args->kind >= SHMCOLL_KIND_COUNT) return SHMCOLL_ERR_INVALID;
+    const shmcoll_coll_kind_info_t *info = &shmcoll_coll_kinds[args->kind];
+    if (info->rooted && (args->root < 0 || args->root >= team->size)) return SHMCOLL_ERR_INVALID;
+    const shmcoll_reduce_op_t *op = args->op;
+    if (info->reduces &&
+        (!op || op->size == 0 || op->extent < op->size || (!op->kernel && !op->user_fn)))
+        return SHMCOLL_ERR_NOT_SUPPORTED;
+    if (team->failed) return team->failed; /* the message of the first failure stays */
+    task->args = args;
+    task->name = info->name;
+    task->ops = NULL;
+    const size_t bytes = shared_bytes(team, args);
+    if (bytes == 0 && (info->reduces || args->kind == SHMCOLL_KIND_BCAST)) return SHMCOLL_OK;
+    const shmcoll_select_args_t select = {.kind = args->kind,
+                                          .bytes = bytes,
+                                          .extent = info->reduces ? op->extent : 0,
+                                          .commutative = info->reduces && op->commutative,
+                                          .in_place = info->in_place && !args->sendbuf};
+    if (!algo) algo = shmcoll_select_for_team(team, &select);
+    if (!algo || !shmcoll_algo_serves(algo, args->kind)) return SHMCOLL_ERR_NOT_SUPPORTED;
+    task->ops = algo->ops;
+    task->params = algo->params;
+    task->algo = algo->name;
+    return SHMCOLL_OK;
+}
+
+/* A call with nothing to move is done at once. */
+static shmcoll_status_t done_at_once(shmcoll_team_t *team, shmcoll_task_t *task) {
+    task->team = team;
+    task->status = SHMCOLL_OK;
+    task->algo = "none";
+    team->last_algo = task->algo;
+    return SHMCOLL_OK;
+}
+
+shmcoll_status_t shmcoll_coll_start(shmcoll_team_t *team, const shmcoll_coll_args_t *args,
+                                    const shmcoll_algo_t *algo, shmcoll_task_t *task) {
+    SHMCOLL_CHECK(prepare(team, args, algo, task));
+    return task->ops ? shmcoll_task_start(team, task) : done_at_once(team, task);
+}
+
+static shmcoll_status_t run(shmcoll_team_t *team, const shmcoll_coll_args_t *args,
+                            const shmcoll_algo_t *algo) {
+    shmcoll_task_t task;
+    task.nonblocking = 0;
+    SHMCOLL_CHECK(prepare(team, args, algo, &task));
+    return task.ops ? shmcoll_task_run(team, &task) : done_at_once(team, &task);
+}
+
+shmcoll_status_t shmcoll_coll_run(shmcoll_team_t *team, const shmcoll_coll_args_t *args) {
+    return run(team, args, NULL);
+}
+
+shmcoll_status_t shmcoll_coll_run_algo(shmcoll_team_t *team, const shmcoll_coll_args_t *args,
+                                       const char *name, const shmcoll_task_params_t *params) {
+    const shmcoll_algo_t *row = shmcoll_algo_find(args->kind, name);
+    if (!row) return SHMCOLL_ERR_NOT_SUPPORTED;
+    shmcoll_algo_t algo = *row;
+    if (params) algo.params = *params;
+    return run(team, args, &algo);
+}
+
+/* ---- Each kind ---------------------------------------------------------------------------- */
+
+shmcoll_status_t shmcoll_barrier(shmcoll_team_t *team) {
+    return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = SHMCOLL_KIND_BARRIER});
+}
+
+shmcoll_status_t shmcoll_bcast(shmcoll_team_t *team, void *buf, size_t bytes, int root) {
+    return shmcoll_coll_run(
+        team, &(shmcoll_coll_args_t){
+                  .kind = SHMCOLL_KIND_BCAST, .recvbuf = buf, .count = bytes, .root = root});
+}
+
+static shmcoll_status_t reduction(shmcoll_team_t *team, shmcoll_coll_kind_t kind,
+                                  const void *sendbuf, void *recvbuf, size_t count,
+                                  const size_t *counts, const shmcoll_reduce_op_t *op, int root) {
+    return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = kind,
+                                                         .sendbuf = sendbuf,
+                                                         .recvbuf = recvbuf,
+                                                         .count = count,
+                                                         .recvcounts = counts,
+                                                         .op = op,
+                                                         .root = root});
+}
+
+shmcoll_status_t shmcoll_reduce(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                size_t count, const shmcoll_reduce_op_t *op, int root) {
+    return reduction(team, SHMCOLL_KIND_REDUCE, sendbuf, recvbuf, count, NULL, op, root);
+}
+
+shmcoll_status_t shmcoll_allreduce(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                   size_t count, const shmcoll_reduce_op_t *op) {
+    return reduction(team, SHMCOLL_KIND_ALLREDUCE, sendbuf, recvbuf, count, NULL, op, 0);
+}
+
+shmcoll_status_t shmcoll_reduce_scatter(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                        const size_t *counts, const shmcoll_reduce_op_t *op) {
+    return reduction(team, SHMCOLL_KIND_REDUCE_SCATTER, sendbuf, recvbuf, 0, counts, op, 0);
+}
+
+shmcoll_status_t shmcoll_reduce_scatter_block(shmcoll_team_t *team, const void *sendbuf,
+                                              void *recvbuf, size_t count,
+                                              const shmcoll_reduce_op_t *op) {
+    return reduction(team, SHMCOLL_KIND_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, count, NULL, op, 0);
+}
+
+shmcoll_status_t shmcoll_scan(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                              size_t count, const shmcoll_reduce_op_t *op) {
+    return reduction(team, SHMCOLL_KIND_SCAN, sendbuf, recvbuf, count, NULL, op, 0);
+}
+
+shmcoll_status_t shmcoll_exscan(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                size_t count, const shmcoll_reduce_op_t *op) {
+    return reduction(team, SHMCOLL_KIND_EXSCAN, sendbuf, recvbuf, count, NULL, op, 0);
+}
+
+shmcoll_status_t shmcoll_allgather(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                   size_t bytes) {
+    return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = SHMCOLL_KIND_ALLGATHER,
+                                                         .sendbuf = sendbuf,
+                                                         .recvbuf = recvbuf,
+                                                         .count = bytes});
+}
+
+shmcoll_status_t shmcoll_allgatherv(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                    const size_t *recvbytes, const size_t *displs) {
+    return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = SHMCOLL_KIND_ALLGATHERV,
+                                                         .sendbuf = sendbuf,
+                                                         .recvbuf = recvbuf,
+                                                         .recvcounts = recvbytes,
+                                                         .rdispls = displs});
+}
+
+shmcoll_status_t shmcoll_gather(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                size_t bytes, int root) {
+    return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = SHMCOLL_KIND_GATHER,
+                                                         .sendbuf = sendbuf,
+                                                         .recvbuf = recvbuf,
+                                                         .count = bytes,
+                                                         .root = root});
+}
+
+shmcoll_status_t shmcoll_gatherv(shmcoll_team_t *team, const void *sendbuf, size_t sendbytes,
+                                 void *recvbuf, const size_t *recvbytes, const size_t *displs,
+                                 int root) {
+    return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = SHMCOLL_KIND_GATHERV,
+                                                         .sendbuf = sendbuf,
+                                                         .sendbytes = sendbytes,
+                                                         .recvbuf = recvbuf,
+                                                         .recvcounts = recvbytes,
+                                                         .rdispls = displs,
+                                                         .root = root});
+}
+
+shmcoll_status_t shmcoll_scatter(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                 size_t bytes, int root) {
+    return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = SHMCOLL_KIND_SCATTER,
+                                                         .sendbuf = sendbuf,
+                                                         .recvbuf = recvbuf,
+                                                         .count = bytes,
+                                                         .root = root});
+}
+
+shmcoll_status_t shmcoll_scatterv(shmcoll_team_t *team, const void *sendbuf,
+                                  const size_t *sendbytes, const size_t *displs, void *recvbuf,
+                                  size_t recvbytes, int root) {
+    return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = SHMCOLL_KIND_SCATTERV,
+                                                         .sendbuf = sendbuf,
+                                                         .sendcounts = sendbytes,
+                                                         .sdispls = displs,
+                                                         .recvbuf = recvbuf,
+                                                         .recvbytes = recvbytes,
+                                                         .root = root});
+}
+
+shmcoll_status_t shmcoll_alltoall(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                  size_t bytes) {
+    return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = SHMCOLL_KIND_ALLTOALL,
+                                                         .sendbuf = sendbuf,
+                                                         .recvbuf = recvbuf,
+                                                         .count = bytes});
+}
+
+shmcoll_status_t shmcoll_alltoallv(shmcoll_team_t *team, const void *sendbuf,
+                                   const size_t *sendbytes, const size_t *sdispls, void *recvbuf,
+                                   const size_t *recvbytes, const size_t *rdispls) {
+    return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = SHMCOLL_KIND_ALLTOALLV,
+                                                         .sendbuf = sendbuf,
+                                                         .sendcounts = sendbytes,
+                                                         .sdispls = sdispls,
+                                                         .recvbuf = recvbuf,
+                                                         .recvcounts = recvbytes,
+                                                         .rdispls = rdispls});
+}
