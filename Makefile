@@ -1,12 +1,17 @@
 # shmcoll front door. See README.md.
 #   make bench          install what is missing, build (MPICH), run shmcoll-bench at p = cores
 #   make test           build everything and run every test (unit, team, sanitizers, MPI, format)
-#   make lib MPI=mpich  (or MPI=openmpi) build build/<mpi>/lib/libshmcoll.so and build/<mpi>/bin/
+#   make lib MPI=mpich  (or MPI=openmpi) build build/<mpi>/lib/libshmcoll-<mpi>.so (also reachable
+#                       as build/<mpi>/lib/libshmcoll.so) and build/<mpi>/bin/
+#   make install MPI=mpich PREFIX=/opt/shmcoll   build and install one flavour (docs/INSTALL.md);
+#                       both flavours can share one prefix
+#   make test-cluster   the MPI tests across a simulated cluster of namespaces (docs/CLUSTER.md)
 MPI    ?= mpich
+PREFIX ?= /usr/local
 NPROCS ?= $(shell nproc)
 BENCH_ARGS ?=
 
-.PHONY: all deps lib build-% bench test test-unit test-asan test-mpi format format-check clean
+.PHONY: all deps lib install build-% bench tune test test-cluster test-cluster-run test-unit test-asan test-mpi format format-check clean
 
 all: lib
 
@@ -15,6 +20,9 @@ deps:
 
 lib: deps build-$(MPI)
 
+install: lib
+	cmake --install build/$(MPI) --prefix $(PREFIX)
+
 build-%:
 	@cmake --preset $* >/dev/null
 	@cmake --build build/$* -j $(NPROCS)
@@ -22,8 +30,23 @@ build-%:
 bench: deps build-mpich
 	bash scripts/run-bench.sh mpich $(NPROCS) $(BENCH_ARGS)
 
-test: deps format-check build-asan build-mpich build-openmpi
+# Measures every candidate (the MPI library's own included) and writes the library's default
+# tuning file, which it then uses on this machine and MPI library.
+tune: deps build-mpich
+	build/mpich/bin/shmcoll-tune --mpiexec mpiexec.mpich -n $(NPROCS)
+
+test: deps format-check build-asan build-tsan build-mpich build-openmpi
 	bash scripts/run-tests.sh
+
+# The MPI test programs of both libraries across a simulated multi-node cluster (network, UTS, IPC
+# and mount namespaces on this machine; needs root, skips with one line where it cannot run).
+test-cluster:
+	@reason=$$(bash scripts/cluster.sh skip-reason); \
+	if [ -n "$$reason" ]; then echo "test-cluster: skipped: $$reason"; \
+	else $(MAKE) --no-print-directory test-cluster-run; fi
+
+test-cluster-run: deps build-mpich build-openmpi
+	@bash scripts/run-cluster-tests.sh
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

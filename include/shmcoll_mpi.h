@@ -16,6 +16,11 @@ extern "C" {
  * NULL pointer. Benchmarks divide differences of it by time: the DAV bandwidth. */
 SHMCOLL_API int shmcoll_stats_dav(MPI_Comm comm, unsigned long long *dav_bytes);
 
+/* What this machine and MPI library are, as the tuning files record it (at most len bytes,
+ * terminated): shmcoll-tune writes it into the file it measures, and the library uses the default
+ * tuning file only where it matches. Call after MPI_Init. MPI_SUCCESS, or MPI_ERR_ARG. */
+SHMCOLL_API int shmcoll_fingerprint(char *text, int len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Runs shmcoll-bench of build/<mpi> under that MPI's launcher.
+# Runs shmcoll-bench of build/<mpi> under that MPI's launcher: the table on standard output, the
+# same rows as CSV in build/bench.csv (shmcoll-bench --csv-file), and their picture, speedup
+# against size per collective, in build/bench.png (tools/bench/shmcoll-bench-plot, matplotlib).
 # usage: scripts/run-bench.sh mpich|openmpi <nprocs> [shmcoll-bench options]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,5 +21,13 @@ launch=("mpiexec.$mpi" -n "$np")
 if [ "$np" -gt "$(nproc)" ]; then
     echo "run-bench: warning: $np ranks on $(nproc) cores; MPICH busy-polls when oversubscribed"
 fi
-echo "run-bench: $bin, p=$np"
-exec "${launch[@]}" "$bin" "$@"
+csv=$PWD/build/bench.csv png=$PWD/build/bench.png
+# Said first: the table's summary lines stay the last lines of the output.
+echo "run-bench: $bin, p=$np; rows also in build/bench.csv, picture in build/bench.png"
+rm -f "$csv" "$png"
+status=0
+"${launch[@]}" "$bin" --csv-file "$csv" "$@" || status=$?
+[ -s "$csv" ] || exit $status # --help, --fingerprint or a failure before the first row
+tools/bench/shmcoll-bench-plot "$csv" -o "$png" >/dev/null ||
+    echo "run-bench: no picture: shmcoll-bench-plot failed on build/bench.csv" >&2
+exit $status

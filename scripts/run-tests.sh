@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test tier after `make test` has built build/asan, build/mpich and build/openmpi.
+# Runs every test tier after `make test` has built build/asan, build/tsan, build/mpich and
+# build/openmpi.
 # Each tier prints its own summary; the script ends with one "N passed, N failed" line.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -22,15 +23,36 @@ run_tier() { # build-dir label-regex description
     fi
     rm -f "$log"
 }
+run_script() { # description command... (its last line: "<what>: N passed, N failed")
+    local what=$1 log
+    shift
+    echo "=== $what"
+    log=$(mktemp)
+    "$@" 2>&1 | tee "$log"
+    local p
+    p=$(tail -1 "$log" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+    if [ -n "$p" ]; then
+        # shellcheck disable=SC2086 # two numbers
+        set -- $p
+        passed=$((passed + $1))
+        failed=$((failed + $2))
+    else
+        failed=$((failed + 1))
+    fi
+    rm -f "$log"
+}
 
 # Segment files are named shmcoll-<32 hex digits>; the tests' private directories are not counted
 # (each test checks its own directory is empty).
 count_segments() { ls /dev/shm | grep -cE '^shmcoll-[0-9a-f]{32}$' || true; }
 shm_before=$(count_segments)
 run_tier build/asan 'unit|team|fault' "unit, team and fault tests under ASan+UBSan"
+run_tier build/tsan 'tsan' "threads of a process under ThreadSanitizer"
 run_tier build/mpich 'unit|team' "unit and team tests, release build"
 run_tier build/mpich 'mpi' "MPI integration tests, MPICH"
 run_tier build/openmpi 'mpi' "MPI integration tests, Open MPI"
+run_script "installation: both flavours into one prefix, used by preload, pkg-config and CMake" \
+    bash tests/install/test_install.sh build/mpich build/openmpi
 
 shm_after=$(count_segments)
 if [ "$shm_after" -gt "$shm_before" ]; then

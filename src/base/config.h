@@ -18,6 +18,17 @@
       "bytes per pipeline chunk and per-rank slot (shrunk automatically to fit the directory)")    \
     X(lanes, "SHMCOLL_LANES", INT, "1",                                                            \
       "lanes per communicator: collectives that may be in flight at once with slots of their own") \
+    X(sim_nodes, "SHMCOLL_SIM_NODES", STRING, "",                                                  \
+      "testing: split every communicator into N virtual nodes, ranks in blocks (N) or "            \
+      "round-robin (N:cyclic), instead of the machine's nodes")                                    \
+    X(net_leaders, "SHMCOLL_NET_LEADERS", INT, "1",                                                \
+      "leaders per node that run network steps of collectives across nodes, each its share")       \
+    X(net_split, "SHMCOLL_NET_SPLIT", SIZE, "64k",                                                 \
+      "allreduce across nodes from this size shares the data among the leaders (node "             \
+      "reduce-scatter, one allreduce per leader, node allgather), pipelined in segments")          \
+    X(net_segment, "SHMCOLL_NET_SEGMENT", SIZE, "1M",                                              \
+      "bytes per segment of a pipelined collective across nodes: the node phases of one "          \
+      "segment overlap the network step of the one before")                                        \
     X(spin, "SHMCOLL_SPIN", INT, "2000",                                                           \
       "polls before a waiting rank starts to yield (0 when the node is oversubscribed)")           \
     X(topo, "SHMCOLL_TOPO", STRING, "",                                                            \
@@ -46,27 +57,18 @@
     X(cma_max, "SHMCOLL_CMA_MAX", SIZE, "1M",                                                      \
       "largest block of allgather and alltoall that moves single-copy with SHMCOLL_CMA=auto")
 
+/* The C type of a knob of each kind. */
+#define SHMCOLL_KNOB_TYPE_BOOL    int
+#define SHMCOLL_KNOB_TYPE_INT     long
+#define SHMCOLL_KNOB_TYPE_SIZE    size_t
+#define SHMCOLL_KNOB_TYPE_SECONDS double
+#define SHMCOLL_KNOB_TYPE_STRING  const char *
+
+/* Every knob's value: a field of the table's name, of its kind's type. */
 typedef struct shmcoll_config {
-    int disable;
-    int stats;
-    int verbose;
-    const char *shm_dir;
-    double timeout;
-    size_t chunk;
-    long lanes;
-    long spin;
-    const char *topo;
-    const char *map;
-    const char *hier_reduce;
-    const char *hier_bcast;
-    const char *tune;
-    const char *tune_file;
-    const char *isa;
-    const char *nt;
-    long nt_min_cores;
-    const char *cma;
-    size_t cma_min;
-    size_t cma_max;
+#define SHMCOLL_KNOB_FIELD(field, env, kind, deflt, doc) SHMCOLL_KNOB_TYPE_##kind field;
+    SHMCOLL_KNOBS(SHMCOLL_KNOB_FIELD)
+#undef SHMCOLL_KNOB_FIELD
 } shmcoll_config_t;
 
 /* The configuration, read from the environment on the first call. */

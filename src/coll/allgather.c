@@ -11,19 +11,8 @@
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 
-typedef struct allgather_pipeline {
-    int use_inline;
-    size_t piece;
-    size_t rounds;
-    size_t round;
-    uint64_t step;
-    coll_collect_t collect;
-} allgather_pipeline_t;
-
-_Static_assert(sizeof(allgather_pipeline_t) <= SHMCOLL_TASK_STATE_BYTES, "allgather state");
-
 static shmcoll_status_t allgather_pipeline_init(shmcoll_task_t *task) {
-    allgather_pipeline_t *s = SHMCOLL_TASK_STATE(task, allgather_pipeline_t);
+    coll_pipeline_t *s = SHMCOLL_TASK_STATE(task, coll_pipeline_t);
     const coll_bytes_t blocks = coll_recv_blocks(task->args);
     const int p = task->ch->size;
     size_t longest = 0;
@@ -32,6 +21,7 @@ static shmcoll_status_t allgather_pipeline_init(shmcoll_task_t *task) {
     s->use_inline = longest <= SHMCOLL_INLINE_BYTES;
     s->piece = s->use_inline ? SHMCOLL_INLINE_BYTES : task->ch->chunk;
     s->rounds = coll_div_ceil(longest, s->piece);
+    s->single = 0;
     s->collect = (coll_collect_t){0};
     /* YHCCL Algorithm 4: the own block, the whole receive buffer and the shared pieces. */
     size_t own_bytes = coll_bytes_count(&blocks, task->ch->rank);
@@ -40,8 +30,8 @@ static shmcoll_status_t allgather_pipeline_init(shmcoll_task_t *task) {
     return SHMCOLL_OK;
 }
 
-static shmcoll_status_t allgather_pipeline_progress(shmcoll_task_t *task) {
-    allgather_pipeline_t *s = SHMCOLL_TASK_STATE(task, allgather_pipeline_t);
+static shmcoll_status_t allgather_progress(shmcoll_task_t *task) {
+    coll_pipeline_t *s = SHMCOLL_TASK_STATE(task, coll_pipeline_t);
     shmcoll_channel_t *ch = task->ch;
     const int me = ch->rank;
     const coll_bytes_t blocks = coll_recv_blocks(task->args);
@@ -50,24 +40,38 @@ static shmcoll_status_t allgather_pipeline_progress(shmcoll_task_t *task) {
     const char *mine = task->args->sendbuf ? (const char *)task->args->sendbuf : own;
     const size_t my_count = coll_bytes_count(&blocks, me);
     SHMCOLL_RESUME_BEGIN(&task->pc);
-    for (s->round = 0; s->round < s->rounds; s->round++) {
-        s->step = shmcoll_channel_next_step(ch);
-        if (coll_round_bytes(my_count, s->round, s->piece)) {
-            SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_claim(ch, s->step, &task->wait));
-            const size_t offset = s->round * s->piece;
-            const size_t n = coll_round_bytes(my_count, s->round, s->piece);
-            coll_copy(task, (void *)coll_slot(ch, me, s->step, s->use_inline), mine + offset, n);
-            /* The own block's piece too, while it is in this core's cache. */
-            coll_copy(task, own + offset, mine + offset, n);
-        }
-        shmcoll_channel_post(ch, s->step);
+    if (s->single) {
+        /* Every member exposes its block and reads every other member's: alltoall's body with
+         * one outgoing block for all (uniform blocks of no bytes: each reader's starts at the
+         * exposed address). In place the own block is already where it belongs. */
         SHMCOLL_AWAIT_TEST(&task->pc,
-                           shmcoll_coll_collect_round(task, &s->collect, s->step, s->use_inline, 0,
-                                                      &blocks, s->round, s->piece, recvbuf));
-        shmcoll_channel_ack(ch, s->step);
+                           shmcoll_coll_alltoall_single(task, &s->single_copy, mine,
+                                                        &(coll_bytes_t){0}, recvbuf, &blocks));
+    } else {
+        for (s->round = 0; s->round < s->rounds; s->round++) {
+            s->step = shmcoll_channel_next_step(ch);
+            if (coll_round_bytes(my_count, s->round, s->piece)) {
+                SHMCOLL_AWAIT(task, &task->pc,
+                              shmcoll_channel_test_claim(ch, s->step, &task->wait));
+                const size_t offset = s->round * s->piece;
+                const size_t n = coll_round_bytes(my_count, s->round, s->piece);
+                coll_copy(task, (void *)coll_slot(ch, me, s->step, s->use_inline), mine + offset,
+                          n);
+                /* The own block's piece too, while it is in this core's cache. */
+                coll_copy(task, own + offset, mine + offset, n);
+            }
+            shmcoll_channel_post(ch, s->step);
+            SHMCOLL_AWAIT_TEST(&task->pc,
+                               shmcoll_coll_collect_round(task, &s->collect, s->step, s->use_inline,
+                                                          0, &blocks, s->round, s->piece, recvbuf));
+            shmcoll_channel_ack(ch, s->step);
+        }
     }
     SHMCOLL_RESUME_END(&task->pc);
 }
 
-const shmcoll_task_ops_t shmcoll_coll_allgather_pipeline_ops = {
-    .init = allgather_pipeline_init, .progress = allgather_pipeline_progress};
+const shmcoll_task_ops_t shmcoll_coll_allgather_pipeline_ops = {.init = allgather_pipeline_init,
+                                                                .progress = allgather_progress};
+
+const shmcoll_task_ops_t shmcoll_coll_allgather_single_ops = {.init = shmcoll_coll_single_init,
+                                                              .progress = allgather_progress};

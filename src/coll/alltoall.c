@@ -13,21 +13,6 @@
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 
-typedef struct alltoall_state {
-    int agreeing;          /* alltoallv: agree on the longest block first */
-    int single;            /* alltoallv: moves single-copy after agreeing */
-    uint64_t mine_longest; /* alltoallv: this member's longest outgoing block to another */
-    size_t piece;
-    size_t rounds;
-    size_t round;
-    uint64_t step;
-    coll_agree_t agree;
-    coll_single_t single_copy;
-    coll_collect_t collect;
-} alltoall_state_t;
-
-_Static_assert(sizeof(alltoall_state_t) <= SHMCOLL_TASK_STATE_BYTES, "alltoall state");
-
 /* The outgoing blocks: in place (sendbuf NULL, on every member as MPI requires) they are the
  * incoming ones, in the receive buffer. */
 static coll_bytes_t alltoall_out(const shmcoll_coll_args_t *a) {
@@ -35,7 +20,7 @@ static coll_bytes_t alltoall_out(const shmcoll_coll_args_t *a) {
 }
 
 /* The rounds of blocks of up to `longest` bytes, and their working set. */
-static void alltoall_plan(shmcoll_task_t *task, alltoall_state_t *s, size_t longest) {
+static void alltoall_plan(shmcoll_task_t *task, coll_pipeline_t *s, size_t longest) {
     const int p = task->ch->size;
     const coll_bytes_t out = alltoall_out(task->args), in = coll_recv_blocks(task->args);
     s->piece = coll_piece_per_member(task->ch->chunk, p);
@@ -45,49 +30,27 @@ static void alltoall_plan(shmcoll_task_t *task, alltoall_state_t *s, size_t long
     coll_declare_working_set(task, own_bytes, longest * (size_t)(p - 1));
 }
 
-static void alltoall_init_common(alltoall_state_t *s) {
-    s->single = 0;
-    s->agree = (coll_agree_t){0};
-    s->single_copy = (coll_single_t){0};
-    s->collect = (coll_collect_t){0};
-}
-
+/* Alltoallv: each member knows only its own outgoing blocks. */
 static shmcoll_status_t alltoall_rotated_init(shmcoll_task_t *task) {
-    alltoall_state_t *s = SHMCOLL_TASK_STATE(task, alltoall_state_t);
-    alltoall_init_common(s);
-    s->agreeing = 0;
-    alltoall_plan(task, s, task->args->count);
-    return SHMCOLL_OK;
-}
-
-static shmcoll_status_t alltoallv_rotated_init(shmcoll_task_t *task) {
-    alltoall_state_t *s = SHMCOLL_TASK_STATE(task, alltoall_state_t);
     const coll_bytes_t out = alltoall_out(task->args);
-    alltoall_init_common(s);
-    s->agreeing = 1;
-    s->mine_longest = 0;
-    for (int r = 0; r < task->ch->size; r++)
-        if (r != task->ch->rank && coll_bytes_count(&out, r) > s->mine_longest)
-            s->mine_longest = coll_bytes_count(&out, r);
+    shmcoll_coll_pipeline_init(task, SHMCOLL_TASK_STATE(task, coll_pipeline_t), &out, COLL_ALL,
+                               alltoall_plan);
     return SHMCOLL_OK;
 }
 
 static shmcoll_status_t alltoall_progress(shmcoll_task_t *task) {
-    alltoall_state_t *s = SHMCOLL_TASK_STATE(task, alltoall_state_t);
+    coll_pipeline_t *s = SHMCOLL_TASK_STATE(task, coll_pipeline_t);
     shmcoll_channel_t *ch = task->ch;
     const shmcoll_coll_args_t *a = task->args;
-    const int me = ch->rank, p = ch->size;
+    const int me = ch->rank;
     const coll_bytes_t out = alltoall_out(a), in = coll_recv_blocks(a);
     char *recvbuf = a->recvbuf;
     const char *sendbuf = a->sendbuf ? (const char *)a->sendbuf : recvbuf;
     SHMCOLL_RESUME_BEGIN(&task->pc);
-    if (s->agreeing) {
-        SHMCOLL_AWAIT_TEST(&task->pc,
-                           shmcoll_coll_agree_max(task, &s->agree, s->mine_longest, COLL_ALL));
-        s->single = a->sendbuf && coll_single_copy(task->team, 0, s->agree.result);
-        task->algo = s->single ? "single-copy" : "rotated";
-        if (!s->single) alltoall_plan(task, s, s->agree.result);
-    }
+    /* Not in place: the blocks to send would be overwritten while the others read them. */
+    if (s->agreeing)
+        SHMCOLL_AWAIT_TEST(&task->pc, shmcoll_coll_pipeline_agree(
+                                          task, s, COLL_ALL, a->sendbuf != NULL, alltoall_plan));
     if (s->single) {
         SHMCOLL_AWAIT_TEST(&task->pc, shmcoll_coll_alltoall_single(task, &s->single_copy, sendbuf,
                                                                    &out, recvbuf, &in));
@@ -98,13 +61,7 @@ static shmcoll_status_t alltoall_progress(shmcoll_task_t *task) {
         for (s->round = 0; s->round < s->rounds; s->round++) {
             s->step = shmcoll_channel_next_step(ch);
             SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_claim(ch, s->step, &task->wait));
-            char *slots = shmcoll_channel_buffer(ch, me, s->step);
-            for (int r = 0; r < p; r++) {
-                if (r == me) continue;
-                coll_copy(task, slots + (size_t)r * s->piece,
-                          sendbuf + coll_bytes_displ(&out, r) + s->round * s->piece,
-                          coll_round_bytes(coll_bytes_count(&out, r), s->round, s->piece));
-            }
+            shmcoll_coll_fill_pieces(task, s, sendbuf, &out);
             shmcoll_channel_post(ch, s->step);
             SHMCOLL_AWAIT_TEST(&task->pc, shmcoll_coll_collect_round(task, &s->collect, s->step, 0,
                                                                      (size_t)me * s->piece, &in,
@@ -118,5 +75,11 @@ static shmcoll_status_t alltoall_progress(shmcoll_task_t *task) {
 const shmcoll_task_ops_t shmcoll_coll_alltoall_rotated_ops = {.init = alltoall_rotated_init,
                                                               .progress = alltoall_progress};
 
-const shmcoll_task_ops_t shmcoll_coll_alltoallv_rotated_ops = {.init = alltoallv_rotated_init,
-                                                               .progress = alltoall_progress};
+/* The single-copy row. In place (sendbuf NULL, on every member as MPI requires) the blocks to send
+ * would be overwritten while the others read them: the rotated pipeline serves it. */
+static shmcoll_status_t alltoall_single_init(shmcoll_task_t *task) {
+    return task->args->sendbuf ? shmcoll_coll_single_init(task) : SHMCOLL_ERR_NOT_SUPPORTED;
+}
+
+const shmcoll_task_ops_t shmcoll_coll_alltoall_single_ops = {.init = alltoall_single_init,
+                                                             .progress = alltoall_progress};

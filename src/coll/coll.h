@@ -24,7 +24,8 @@ extern const shmcoll_task_ops_t shmcoll_coll_bcast_knomial_ops;  /* knomial.c, p
 extern const shmcoll_task_ops_t shmcoll_coll_bcast_hier_ops;     /* hier_bcast.c */
 extern const shmcoll_task_ops_t shmcoll_coll_bcast_single_ops;   /* single_copy.c */
 
-/* reduce and allreduce (the root of reduce; every member for allreduce) */
+/* reduce and allreduce (the root of reduce; every member for allreduce); flat and ma also
+ * reduce_scatter and reduce_scatter_block (each member its block) */
 extern const shmcoll_task_ops_t shmcoll_coll_reduce_flat_ops;       /* reduce_flat.c */
 extern const shmcoll_task_ops_t shmcoll_coll_reduce_ma_ops;         /* reduce_ma.c */
 extern const shmcoll_task_ops_t shmcoll_coll_reduce_ma2_ops;        /* reduce_ma2.c */
@@ -35,31 +36,21 @@ extern const shmcoll_task_ops_t shmcoll_coll_allreduce_recexch_ops; /* recexch.c
 extern const shmcoll_task_ops_t shmcoll_coll_allreduce_cyclic_ops;  /* cyclic.c, params.factors */
 
 /* reduce_scatter and reduce_scatter_block */
-extern const shmcoll_task_ops_t shmcoll_coll_reduce_scatter_flat_ops;      /* reduce_scatter.c */
-extern const shmcoll_task_ops_t shmcoll_coll_reduce_scatter_ma_ops;        /* reduce_scatter.c */
 extern const shmcoll_task_ops_t shmcoll_coll_reduce_scatter_canonical_ops; /* reduce_scatter.c */
 
 /* scan and exscan */
 extern const shmcoll_task_ops_t shmcoll_coll_scan_flat_ops; /* scan.c */
 
-/* allgather and allgatherv */
+/* The data movements, each with its v-variant: the slot pipeline's and the single-copy rows (the
+ * bodies of single_copy.c) share a progress, and the pipelines' v-variants agree on the longest
+ * block first, then move single-copy or in rounds */
 extern const shmcoll_task_ops_t shmcoll_coll_allgather_pipeline_ops; /* allgather.c */
-extern const shmcoll_task_ops_t shmcoll_coll_allgather_single_ops;   /* single_copy.c */
-
-/* gather, gatherv */
-extern const shmcoll_task_ops_t shmcoll_coll_gather_pipeline_ops; /* gather.c */
-extern const shmcoll_task_ops_t shmcoll_coll_gather_single_ops;   /* single_copy.c (+ one-step) */
-extern const shmcoll_task_ops_t
-    shmcoll_coll_gatherv_pipeline_ops; /* gather.c: agree, then rounds */
-
-/* scatter, scatterv */
-extern const shmcoll_task_ops_t shmcoll_coll_scatter_pipeline_ops;  /* scatter.c */
-extern const shmcoll_task_ops_t shmcoll_coll_scatter_single_ops;    /* single_copy.c (+ one-step) */
-extern const shmcoll_task_ops_t shmcoll_coll_scatterv_pipeline_ops; /* scatter.c: agree, rounds */
-
-/* alltoall, alltoallv */
-extern const shmcoll_task_ops_t shmcoll_coll_alltoall_rotated_ops;  /* alltoall.c */
-extern const shmcoll_task_ops_t shmcoll_coll_alltoall_single_ops;   /* single_copy.c */
-extern const shmcoll_task_ops_t shmcoll_coll_alltoallv_rotated_ops; /* alltoall.c: agree, rounds */
+extern const shmcoll_task_ops_t shmcoll_coll_allgather_single_ops;   /* allgather.c */
+extern const shmcoll_task_ops_t shmcoll_coll_gather_pipeline_ops;    /* gather.c */
+extern const shmcoll_task_ops_t shmcoll_coll_gather_single_ops;      /* gather.c, + one-step */
+extern const shmcoll_task_ops_t shmcoll_coll_scatter_pipeline_ops;   /* scatter.c */
+extern const shmcoll_task_ops_t shmcoll_coll_scatter_single_ops;     /* scatter.c, + one-step */
+extern const shmcoll_task_ops_t shmcoll_coll_alltoall_rotated_ops;   /* alltoall.c */
+extern const shmcoll_task_ops_t shmcoll_coll_alltoall_single_ops;    /* alltoall.c */
 
 #endif

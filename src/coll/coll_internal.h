@@ -13,6 +13,7 @@
 #include "kernels/reduce_op.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Reduction algorithms serve reduce (result at `root`) and allreduce (root = COLL_ALL). */
 #define COLL_ALL (-1)
@@ -194,6 +195,13 @@ static inline int coll_single_copy(const shmcoll_team_t *team, int rooted, size_
     return rooted || team->cma == SHMCOLL_CMA_ALL || longest <= team->cma_max;
 }
 
+/* This member's own block of gather(v) (what it sends) or scatter(v) (what it receives). */
+static inline size_t coll_own_bytes(const shmcoll_coll_args_t *a) {
+    return a->kind == SHMCOLL_KIND_GATHERV    ? a->sendbytes
+           : a->kind == SHMCOLL_KIND_SCATTERV ? a->recvbytes
+                                              : a->count;
+}
+
 /* The receive blocks of gather(v), allgather(v) and alltoall(v) (core/coll_args.h): `count`
  * bytes each, or recvcounts / rdispls for the v-variants (NULL at a gatherv's non-roots). */
 static inline coll_bytes_t coll_recv_blocks(const shmcoll_coll_args_t *a) {
@@ -221,7 +229,9 @@ typedef struct coll_single {
     uint64_t step;
 } coll_single_t;
 
-/* Not in place: the blocks to send must not be overwritten while the others read them. */
+/* Every member exposes `sendbuf` and reads its block of `out` from every other member's. Not in
+ * place: the blocks to send must not be overwritten while the others read them (allgather's one
+ * outgoing block, read by all, may lie in recvbuf). */
 shmcoll_status_t shmcoll_coll_alltoall_single(shmcoll_task_t *task, coll_single_t *c,
                                               const char *sendbuf, const coll_bytes_t *out,
                                               char *recvbuf, const coll_bytes_t *in);
@@ -254,6 +264,55 @@ typedef struct coll_agree {
 
 shmcoll_status_t shmcoll_coll_agree_max(shmcoll_task_t *task, coll_agree_t *a, uint64_t mine,
                                         int root);
+
+/* ---- The slot pipelines of gather(v), scatter(v) and alltoall(v) (pipeline.c) ------------- */
+
+/* Their state: rounds of `piece` bytes through the slots; the v-variants, whose block sizes only
+ * some members know, first agree on the longest block in one step, after which the call moves
+ * single-copy or in rounds. */
+typedef struct coll_pipeline {
+    int agreeing;          /* a v-variant: agree on the longest block first */
+    int single;            /* moves single-copy after agreeing */
+    uint64_t mine_longest; /* what this member brings to the agreement */
+    int use_inline;        /* pieces in the inline area */
+    size_t piece;
+    size_t rounds;
+    size_t round;
+    uint64_t step;
+    coll_agree_t agree;
+    coll_single_t single_copy;
+    coll_collect_t collect;
+} coll_pipeline_t;
+
+_Static_assert(sizeof(coll_pipeline_t) <= SHMCOLL_TASK_STATE_BYTES, "pipeline state");
+
+/* The rounds of blocks of up to `longest` bytes (piece, rounds and the working set), planned by
+ * each collective. */
+typedef void (*coll_pipeline_plan_fn)(shmcoll_task_t *task, coll_pipeline_t *s, size_t longest);
+
+/* A call's state at init. Uniform blocks: the rounds of `plan` for `count` bytes. A v-variant:
+ * the agreement first, to which `root` (COLL_ALL: every member) brings the longest of `blocks`
+ * but its own. */
+void shmcoll_coll_pipeline_init(shmcoll_task_t *task, coll_pipeline_t *s,
+                                const coll_bytes_t *blocks, int root, coll_pipeline_plan_fn plan);
+
+/* A v-variant's agreement step (resumable, as collect_round). Then the call moves single-copy
+ * (s->single, task->algo "single-copy") where `may_single` and coll_single_copy allow it for
+ * blocks of the agreed length (gather and scatter, rooted: `root` not COLL_ALL), else in the
+ * rounds of `plan`. */
+shmcoll_status_t shmcoll_coll_pipeline_agree(shmcoll_task_t *task, coll_pipeline_t *s, int root,
+                                             int may_single, coll_pipeline_plan_fn plan);
+
+/* The init of the single-copy rows of these collectives and allgather(v) (single_copy.c), whose
+ * progress is their pipeline's: the single-copy body at once. NOT_SUPPORTED where the team cannot
+ * use cross-memory attach. */
+shmcoll_status_t shmcoll_coll_single_init(shmcoll_task_t *task);
+
+/* The sending half of a round of scatter and alltoall: piece `round` of every other member's
+ * block of `blocks` in `sendbuf` into that member's piece of this member's buffer of `step`
+ * (claimed by the caller). */
+void shmcoll_coll_fill_pieces(shmcoll_task_t *task, const coll_pipeline_t *s, const char *sendbuf,
+                              const coll_bytes_t *blocks);
 
 /* p blocks of an element range: equal parts of `per` elements (clipped to n; counts NULL), or
  * explicit per-block counts with their prefix offsets (reduce_scatter). */
@@ -339,28 +398,73 @@ static inline void coll_block_at(const coll_blocks_t *blocks, int j, size_t *fir
     *len = blocks->counts[j];
 }
 
-/* ---- The movement-avoiding chain (reduce_ma.c; reduce_ma2.c runs it inside each socket) ---- */
+/* The input of a reduction task, or a copy of it where it must be read aside: in place, a
+ * reduce_scatter's input lies in the receive buffer that its results overwrite while later rounds
+ * still read it (a member's result can overlap its input blocks at other offsets). The copy is
+ * allocated by init (coll_aside_init: a failure is SHMCOLL_ERR_NO_MEMORY, which the engine
+ * publishes to the others), made at the start of each run (coll_aside_copy) and freed by fini. */
+typedef struct coll_aside {
+    const char *input; /* sendbuf, recvbuf in place, or the copy */
+    char *copy;        /* in-place reduce_scatter: the input's copy (malloc), else NULL */
+    size_t span;       /* of the whole input */
+} coll_aside_t;
 
-/* Stage k's claim of this member's buffer of `step`: from all members for k <= 1, else only from
- * `downstream`, its one reader since. */
-static inline shmcoll_status_t coll_ma_test_claim(shmcoll_task_t *task, int k, uint64_t step,
-                                                  int downstream) {
-    return k <= 1 ? shmcoll_channel_test_claim(task->ch, step, &task->wait)
-                  : shmcoll_channel_test_claim_one(task->ch, step, downstream, &task->wait);
+static inline shmcoll_status_t coll_aside_init(shmcoll_task_t *task, coll_aside_t *in,
+                                               size_t span) {
+    in->input = coll_input(task);
+    in->copy = NULL;
+    in->span = span;
+    if (coll_scatters(task) && !task->args->sendbuf) {
+        in->copy = malloc(span ? span : 1);
+        if (!in->copy) return SHMCOLL_ERR_NO_MEMORY;
+        in->input = in->copy;
+    }
+    return SHMCOLL_OK;
 }
 
-/* Stage k's work, once its claim holds and, for k > 0, `upstream` has posted step - 1: copy the
- * own input slice `mine` of n elements (k = 0), or reduce it with upstream's buffer of the
- * previous stage and acknowledge that step, into `out` (NULL: this member's buffer of `step`);
- * then post `step`. Never waits: the caller awaits the claim and the post first. */
-void shmcoll_coll_ma_stage(shmcoll_task_t *task, const shmcoll_reduce_op_t *op, int k,
-                           uint64_t step, const char *mine, size_t n, void *out, int upstream);
+static inline void coll_aside_copy(shmcoll_task_t *task, const coll_aside_t *in) {
+    if (in->copy) coll_copy(task, in->copy, task->args->recvbuf, in->span);
+}
 
-/* The movement-avoiding reduction as a task of any reduction kind (the kind says which blocks and
- * where the result goes): the ops of the rows "ma" of reduce and allreduce (reduce_ma.c) and of
- * reduce_scatter (reduce_scatter.c). */
-shmcoll_status_t shmcoll_coll_ma_init(shmcoll_task_t *task);
-shmcoll_status_t shmcoll_coll_ma_progress(shmcoll_task_t *task);
+/* ---- The movement-avoiding chain (reduce_ma.c; reduce_ma2.c runs it inside each socket) ---- */
+
+/* What the one- and two-level chains share: the plan of the call and the stage in hand. It is the
+ * first member of both algorithms' states (shmcoll_coll_ma_fini frees through it). */
+typedef struct coll_ma {
+    /* The plan. */
+    coll_aside_t in;
+    coll_blocks_t blocks;
+    coll_result_t result;
+    int wants_all;            /* copies every round's reduced slices out */
+    int upstream, downstream; /* the chain's neighbours, set by the algorithm */
+    size_t slice, rounds;     /* the algorithm counts the rounds */
+    /* The run. */
+    size_t round;
+    int pc;        /* of shmcoll_coll_ma_chain */
+    int k;         /* the stage */
+    uint64_t step; /* the stage's */
+} coll_ma_t;
+
+/* init's part both chains share: NOT_SUPPORTED where they cannot serve the call (an op that does
+ * not commute, an element larger than a buffer; reduce and allreduce: a team of one), else the
+ * blocks of the kind, where the result goes, the slice, the working set and the input (set
+ * aside in place: NO_MEMORY). */
+shmcoll_status_t shmcoll_coll_ma_plan(shmcoll_task_t *task, coll_ma_t *ma);
+
+/* Stage ma->k's slice: `n` elements of this member's input at `mine` for the block of the stage,
+ * and where the stage writes (NULL: this member's buffer of the step). */
+typedef void (*coll_ma_slice_fn)(shmcoll_task_t *task, const char **mine, size_t *n, void **out);
+
+/* The chain of round ma->round: stages 0 .. stages-1, each on a step of its own. Stage k claims
+ * its buffer (from all members for k <= 1, whose buffers the previous round's last stage and
+ * results reused, else only from downstream, its one reader since), waits for upstream's post
+ * of the step before (k > 0), then copies its input slice into its buffer (k = 0) or reduces it
+ * with upstream's buffer of the previous stage and acknowledges that step, and posts. Resumable,
+ * as collect_round; ma->pc zero before the first call. */
+shmcoll_status_t shmcoll_coll_ma_chain(shmcoll_task_t *task, coll_ma_t *ma, int stages,
+                                       coll_ma_slice_fn slice);
+
+/* The fini of either chain: frees the input's copy. */
 void shmcoll_coll_ma_fini(shmcoll_task_t *task);
 
 #endif

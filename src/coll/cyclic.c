@@ -188,6 +188,7 @@ static void allgather_copy(shmcoll_task_t *task, coll_radix_run_t *cy, int d) {
 }
 
 static const coll_radix_steps_t cyclic_steps = {
+    .kind = SHMCOLL_COLL_RADIX_CYCLIC,
     .reduce_scatter_down = 1,
     .publish_writes = publish_writes,
     .publish = publish,
@@ -199,27 +200,15 @@ static const coll_radix_steps_t cyclic_steps = {
     .allgather_copy = allgather_copy,
 };
 
-/* params.factors, or the default factorisation of the team size; INVALID (every member alike,
- * before any step) for one that does not fit the team size, NOT_SUPPORTED for an op that does not
- * commute (before the default factorisation is looked up, when none is given). */
+/* params.factors, or the default factorisation of the team size (radix_run.h). NOT_SUPPORTED for
+ * an op that does not commute: before the default factorisation is looked up, after a given one
+ * is checked (INVALID first). */
 static shmcoll_status_t cyclic_init(shmcoll_task_t *task) {
-    const int p = task->ch->size;
     const int commutative = task->args->op->commutative;
-    shmcoll_pattern_radix_t f;
-    if (task->params.factors) {
-        f = *task->params.factors;
-    } else {
-        if (!commutative) return SHMCOLL_ERR_NOT_SUPPORTED;
-        SHMCOLL_CHECK(shmcoll_coll_radix_default(SHMCOLL_COLL_RADIX_CYCLIC, p, &f));
-    }
-    if (shmcoll_pattern_cyclic_check(p, &f) != SHMCOLL_OK) return SHMCOLL_ERR_INVALID;
-    if (!commutative) return SHMCOLL_ERR_NOT_SUPPORTED;
-    return shmcoll_coll_radix_init(task, &f);
+    if (!commutative && !task->params.factors) return SHMCOLL_ERR_NOT_SUPPORTED;
+    SHMCOLL_CHECK(shmcoll_coll_radix_init(task, &cyclic_steps));
+    return commutative ? SHMCOLL_OK : SHMCOLL_ERR_NOT_SUPPORTED;
 }
 
-static shmcoll_status_t cyclic_progress(shmcoll_task_t *task) {
-    return shmcoll_coll_radix_progress(task, &cyclic_steps);
-}
-
-const shmcoll_task_ops_t shmcoll_coll_allreduce_cyclic_ops = {.init = cyclic_init,
-                                                              .progress = cyclic_progress};
+const shmcoll_task_ops_t shmcoll_coll_allreduce_cyclic_ops = {
+    .init = cyclic_init, .progress = shmcoll_coll_radix_progress};

@@ -16,75 +16,34 @@
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 
-typedef struct gather_state {
-    int agreeing;          /* gatherv: agree on the longest block first */
-    int single;            /* gatherv: moves single-copy after agreeing */
-    uint64_t mine_longest; /* gatherv: what this member brings to the agreement */
-    int use_inline;
-    size_t piece;
-    size_t rounds;
-    size_t round;
-    uint64_t step;
-    coll_agree_t agree;
-    coll_single_t single_copy;
-    coll_collect_t collect;
-} gather_state_t;
-
-_Static_assert(sizeof(gather_state_t) <= SHMCOLL_TASK_STATE_BYTES, "gather state");
-
 /* The rounds of blocks of up to `longest` bytes, and their working set. */
-static void gather_plan(shmcoll_task_t *task, gather_state_t *s, size_t longest) {
+static void gather_plan(shmcoll_task_t *task, coll_pipeline_t *s, size_t longest) {
     s->use_inline = longest <= SHMCOLL_INLINE_BYTES;
     s->piece = s->use_inline ? SHMCOLL_INLINE_BYTES : task->ch->chunk;
     s->rounds = coll_div_ceil(longest, s->piece);
     coll_declare_working_set(task, longest * (size_t)(task->ch->size + 1), longest);
 }
 
-static void gather_init_common(gather_state_t *s) {
-    s->single = 0;
-    s->agree = (coll_agree_t){0};
-    s->single_copy = (coll_single_t){0};
-    s->collect = (coll_collect_t){0};
-}
-
+/* Gatherv: only the root knows the blocks (recvcounts). */
 static shmcoll_status_t gather_pipeline_init(shmcoll_task_t *task) {
-    gather_state_t *s = SHMCOLL_TASK_STATE(task, gather_state_t);
-    gather_init_common(s);
-    s->agreeing = 0;
-    gather_plan(task, s, task->args->count);
-    return SHMCOLL_OK;
-}
-
-static shmcoll_status_t gatherv_pipeline_init(shmcoll_task_t *task) {
-    gather_state_t *s = SHMCOLL_TASK_STATE(task, gather_state_t);
-    const shmcoll_coll_args_t *a = task->args;
-    gather_init_common(s);
-    s->agreeing = 1;
-    s->mine_longest = 0;
-    if (task->ch->rank == a->root)
-        for (int r = 0; r < task->ch->size; r++)
-            if (r != a->root && a->recvcounts[r] > s->mine_longest)
-                s->mine_longest = a->recvcounts[r];
+    const coll_bytes_t blocks = coll_recv_blocks(task->args);
+    shmcoll_coll_pipeline_init(task, SHMCOLL_TASK_STATE(task, coll_pipeline_t), &blocks,
+                               task->args->root, gather_plan);
     return SHMCOLL_OK;
 }
 
 static shmcoll_status_t gather_progress(shmcoll_task_t *task) {
-    gather_state_t *s = SHMCOLL_TASK_STATE(task, gather_state_t);
+    coll_pipeline_t *s = SHMCOLL_TASK_STATE(task, coll_pipeline_t);
     shmcoll_channel_t *ch = task->ch;
     const shmcoll_coll_args_t *a = task->args;
     const int me = ch->rank, root = a->root;
     const coll_bytes_t blocks = coll_recv_blocks(a);
     const char *mine = a->sendbuf;
-    const size_t my_count = a->kind == SHMCOLL_KIND_GATHERV ? a->sendbytes : a->count;
+    const size_t my_count = coll_own_bytes(a);
     char *recvbuf = a->recvbuf;
     SHMCOLL_RESUME_BEGIN(&task->pc);
-    if (s->agreeing) {
-        SHMCOLL_AWAIT_TEST(&task->pc,
-                           shmcoll_coll_agree_max(task, &s->agree, s->mine_longest, root));
-        s->single = coll_single_copy(task->team, 1, s->agree.result);
-        task->algo = s->single ? "single-copy" : "pipeline";
-        if (!s->single) gather_plan(task, s, s->agree.result);
-    }
+    if (s->agreeing)
+        SHMCOLL_AWAIT_TEST(&task->pc, shmcoll_coll_pipeline_agree(task, s, root, 1, gather_plan));
     if (s->single) {
         SHMCOLL_AWAIT_TEST(&task->pc, shmcoll_coll_gather_single(task, &s->single_copy, mine,
                                                                  my_count, recvbuf, &blocks, root));
@@ -114,5 +73,6 @@ static shmcoll_status_t gather_progress(shmcoll_task_t *task) {
 const shmcoll_task_ops_t shmcoll_coll_gather_pipeline_ops = {.init = gather_pipeline_init,
                                                              .progress = gather_progress};
 
-const shmcoll_task_ops_t shmcoll_coll_gatherv_pipeline_ops = {.init = gatherv_pipeline_init,
-                                                              .progress = gather_progress};
+/* The single-copy and one-step rows. */
+const shmcoll_task_ops_t shmcoll_coll_gather_single_ops = {.init = shmcoll_coll_single_init,
+                                                           .progress = gather_progress};

@@ -1,15 +1,25 @@
 #include "coll/radix_run.h"
+#include "patterns/cyclic.h"
+#include "patterns/recexch.h"
 
-shmcoll_status_t shmcoll_coll_radix_init(shmcoll_task_t *task, const shmcoll_pattern_radix_t *f) {
+shmcoll_status_t shmcoll_coll_radix_init(shmcoll_task_t *task, const coll_radix_steps_t *steps) {
     coll_radix_run_t *run = SHMCOLL_TASK_STATE(task, coll_radix_run_t);
     const shmcoll_reduce_op_t *op = task->args->op;
+    const int p = task->ch->size;
+    if (task->params.factors)
+        run->f = *task->params.factors;
+    else
+        SHMCOLL_CHECK(shmcoll_coll_radix_default(steps->kind, p, &run->f));
+    const shmcoll_status_t fits = steps->kind == SHMCOLL_COLL_RADIX_RECEXCH
+                                      ? shmcoll_pattern_recexch_check(p, &run->f)
+                                      : shmcoll_pattern_cyclic_check(p, &run->f);
+    if (fits != SHMCOLL_OK) return SHMCOLL_ERR_INVALID;
     if (!coll_op_usable(op)) return SHMCOLL_ERR_NOT_SUPPORTED;
     const size_t span = shmcoll_reduce_op_span(op, task->args->count);
-    const int p = task->ch->size;
+    run->steps = steps;
     run->use_inline = span <= SHMCOLL_INLINE_BYTES;
     run->per = run->use_inline ? task->args->count : task->ch->chunk / op->extent;
     if (run->per == 0) return SHMCOLL_ERR_NOT_SUPPORTED;
-    run->f = *f;
     /* A checked factorisation has no radix above p: 4p ints and 2p + 2 pointers suffice. */
     run->members = task->lane->ints;
     run->bases = task->lane->ptrs;
@@ -18,8 +28,9 @@ shmcoll_status_t shmcoll_coll_radix_init(shmcoll_task_t *task, const shmcoll_pat
     return SHMCOLL_OK;
 }
 
-shmcoll_status_t shmcoll_coll_radix_progress(shmcoll_task_t *task, const coll_radix_steps_t *a) {
+shmcoll_status_t shmcoll_coll_radix_progress(shmcoll_task_t *task) {
     coll_radix_run_t *run = SHMCOLL_TASK_STATE(task, coll_radix_run_t);
+    const coll_radix_steps_t *a = run->steps;
     shmcoll_channel_t *ch = task->ch;
     const shmcoll_reduce_op_t *op = task->args->op;
     const size_t count = task->args->count;

@@ -16,10 +16,14 @@
 #define SHMCOLL_COLL_RADIX_RUN_H
 
 #include "coll/coll_internal.h"
+#include "coll/radix_default.h"
 #include "patterns/radix.h"
 
+typedef struct coll_radix_steps coll_radix_steps_t;
+
 typedef struct coll_radix_run {
-    shmcoll_pattern_radix_t f; /* the factorisation */
+    const coll_radix_steps_t *steps; /* the algorithm's */
+    shmcoll_pattern_radix_t f;       /* the factorisation */
     int use_inline;
     size_t per;         /* elements per round */
     int *members;       /* [largest radix] lane scratch: a step's group */
@@ -44,7 +48,8 @@ _Static_assert(sizeof(coll_radix_run_t) <= SHMCOLL_TASK_STATE_BYTES,
 
 /* An algorithm's steps (see above); run->j, run->step, run->last and the round's fields are set
  * when they are called. */
-typedef struct coll_radix_steps {
+struct coll_radix_steps {
+    shmcoll_coll_radix_kind_t kind; /* the pattern: its default factorisations and their check */
     /* The reduce-scatter walks the radices from the last to the first (cyclic shift), or from the
      * first to the last (recursive exchange); the allgather the other way. */
     int reduce_scatter_down;
@@ -60,14 +65,16 @@ typedef struct coll_radix_steps {
     /* The peer part i (< radix) comes from (this member: no wait), or -1 (nothing to copy). */
     int (*allgather_peer)(shmcoll_task_t *task, coll_radix_run_t *run, int i);
     void (*allgather_copy)(shmcoll_task_t *task, coll_radix_run_t *run, int i);
-} coll_radix_steps_t;
+};
 
-/* Lays out the run of `f` (already checked for the team size, so no radix exceeds p and the
- * scratch fits the lane's) in task->state. NOT_SUPPORTED for an op without a usable function or
- * a buffer smaller than an element. */
-shmcoll_status_t shmcoll_coll_radix_init(shmcoll_task_t *task, const shmcoll_pattern_radix_t *f);
+/* The run of `steps` over params.factors, or the default factorisation of the team size for
+ * steps->kind, laid out in task->state: INVALID (every member alike, before any step) unless the
+ * pattern's check accepts the factorisation for the team size (so no radix exceeds p and the
+ * scratch fits the lane's), NOT_SUPPORTED for an op without a usable function or a buffer
+ * smaller than an element. */
+shmcoll_status_t shmcoll_coll_radix_init(shmcoll_task_t *task, const coll_radix_steps_t *steps);
 
-/* The progress of the run with `steps`. */
-shmcoll_status_t shmcoll_coll_radix_progress(shmcoll_task_t *task, const coll_radix_steps_t *steps);
+/* The progress of the run laid out by init: both algorithms' ops->progress. */
+shmcoll_status_t shmcoll_coll_radix_progress(shmcoll_task_t *task);
 
 #endif

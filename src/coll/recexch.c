@@ -185,6 +185,7 @@ static void allgather_copy(shmcoll_task_t *task, coll_radix_run_t *rx, int i) {
 }
 
 static const coll_radix_steps_t recexch_steps = {
+    .kind = SHMCOLL_COLL_RADIX_RECEXCH,
     .reduce_scatter_down = 0,
     .publish_writes = publish_writes,
     .publish = publish,
@@ -196,22 +197,10 @@ static const coll_radix_steps_t recexch_steps = {
     .allgather_copy = allgather_copy,
 };
 
-/* params.factors, or the default factorisation of the team size; INVALID (every member alike,
- * before any step) for one that does not fit the team size. */
+/* params.factors, or the default factorisation of the team size (radix_run.h). */
 static shmcoll_status_t recexch_init(shmcoll_task_t *task) {
-    const int p = task->ch->size;
-    shmcoll_pattern_radix_t f;
-    if (task->params.factors)
-        f = *task->params.factors;
-    else
-        SHMCOLL_CHECK(shmcoll_coll_radix_default(SHMCOLL_COLL_RADIX_RECEXCH, p, &f));
-    if (shmcoll_pattern_recexch_check(p, &f) != SHMCOLL_OK) return SHMCOLL_ERR_INVALID;
-    return shmcoll_coll_radix_init(task, &f);
+    return shmcoll_coll_radix_init(task, &recexch_steps);
 }
 
-static shmcoll_status_t recexch_progress(shmcoll_task_t *task) {
-    return shmcoll_coll_radix_progress(task, &recexch_steps);
-}
-
-const shmcoll_task_ops_t shmcoll_coll_allreduce_recexch_ops = {.init = recexch_init,
-                                                               .progress = recexch_progress};
+const shmcoll_task_ops_t shmcoll_coll_allreduce_recexch_ops = {
+    .init = recexch_init, .progress = shmcoll_coll_radix_progress};

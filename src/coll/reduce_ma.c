@@ -27,96 +27,99 @@
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 
-#include <stdlib.h>
-
 typedef struct reduce_ma {
-    /* The plan. */
-    const char *input; /* sendbuf, recvbuf in place, or the copy aside */
-    char *aside;       /* in-place reduce_scatter: the input's copy (malloc), else NULL */
-    coll_blocks_t blocks;
-    coll_result_t result;
-    int wants_all; /* copies every round's p reduced slices out */
-    int upstream, downstream;
-    size_t slice, rounds;
+    coll_ma_t ma;
     size_t first0; /* first element of block (me + 1) mod p, stage 0's */
-    /* The run. */
-    size_t round;
-    int k;         /* the stage */
     size_t first;  /* first element of the stage's block */
-    uint64_t step; /* the stage's; after the last stage, the round's final step */
     int j;         /* copy-out: the block */
 } reduce_ma_t;
 
 _Static_assert(sizeof(reduce_ma_t) <= SHMCOLL_TASK_STATE_BYTES, "reduce_ma state too large");
 
-void shmcoll_coll_ma_stage(shmcoll_task_t *task, const shmcoll_reduce_op_t *op, int k,
-                           uint64_t step, const char *mine, size_t n, void *out, int upstream) {
-    shmcoll_channel_t *ch = task->ch;
-    if (!out) out = shmcoll_channel_buffer(ch, ch->rank, step);
-    if (k == 0) {
-        coll_copy(task, out, mine, shmcoll_reduce_op_span(op, n));
-    } else {
-        coll_reduce(task, op, mine, shmcoll_channel_buffer(ch, upstream, step - 1), out, n);
-        shmcoll_channel_ack(ch, step - 1);
-    }
-    shmcoll_channel_post(ch, step);
-}
-
-shmcoll_status_t shmcoll_coll_ma_init(shmcoll_task_t *task) {
-    reduce_ma_t *s = SHMCOLL_TASK_STATE(task, reduce_ma_t);
-    const shmcoll_coll_args_t *a = task->args;
-    const shmcoll_reduce_op_t *op = a->op;
+shmcoll_status_t shmcoll_coll_ma_plan(shmcoll_task_t *task, coll_ma_t *ma) {
+    const shmcoll_reduce_op_t *op = task->args->op;
     const int me = task->ch->rank, p = task->ch->size;
     const int scattered = coll_scatters(task);
     /* Reduce and allreduce need a chain of two or more. */
     if (!scattered && (!op->commutative || p < 2)) return SHMCOLL_ERR_NOT_SUPPORTED;
-    s->slice = task->ch->chunk / op->extent;
-    if (s->slice == 0 || !op->commutative) return SHMCOLL_ERR_NOT_SUPPORTED;
-
+    ma->slice = task->ch->chunk / op->extent;
+    if (ma->slice == 0 || !op->commutative) return SHMCOLL_ERR_NOT_SUPPORTED;
     const int root = coll_reduction_root(task);
-    s->blocks = coll_task_blocks(task);
-    s->result = scattered          ? COLL_RESULT_SCATTERED
-                : root == COLL_ALL ? COLL_RESULT_ALL
-                                   : COLL_RESULT_ROOT;
-    s->wants_all = s->result == COLL_RESULT_ALL || (s->result == COLL_RESULT_ROOT && me == root);
-    s->upstream = (me + 1) % p;
-    s->downstream = (me + p - 1) % p;
+    ma->blocks = coll_task_blocks(task);
+    ma->result = scattered          ? COLL_RESULT_SCATTERED
+                 : root == COLL_ALL ? COLL_RESULT_ALL
+                                    : COLL_RESULT_ROOT;
+    ma->wants_all = ma->result == COLL_RESULT_ALL || (ma->result == COLL_RESULT_ROOT && me == root);
+    ma->pc = 0;
+    /* YHCCL Algorithm 2: send and receive buffers plus the shared slices in flight. */
+    const size_t span = shmcoll_reduce_op_span(op, ma->blocks.n);
+    coll_declare_working_set(task, 2 * span, span);
+    return coll_aside_init(task, &ma->in, span);
+}
+
+shmcoll_status_t shmcoll_coll_ma_chain(shmcoll_task_t *task, coll_ma_t *ma, int stages,
+                                       coll_ma_slice_fn slice) {
+    shmcoll_channel_t *ch = task->ch;
+    const shmcoll_reduce_op_t *op = task->args->op;
+    SHMCOLL_RESUME_BEGIN(&ma->pc);
+    for (ma->k = 0; ma->k < stages; ma->k++) {
+        ma->step = shmcoll_channel_next_step(ch);
+        SHMCOLL_AWAIT(
+            task, &ma->pc,
+            ma->k <= 1 ? shmcoll_channel_test_claim(ch, ma->step, &task->wait)
+                       : shmcoll_channel_test_claim_one(ch, ma->step, ma->downstream, &task->wait));
+        if (ma->k > 0)
+            SHMCOLL_AWAIT(task, &ma->pc,
+                          shmcoll_channel_test_post(ch, ma->upstream, ma->step - 1, &task->wait));
+        const char *mine;
+        size_t n;
+        void *out;
+        slice(task, &mine, &n, &out);
+        if (!out) out = shmcoll_channel_buffer(ch, ch->rank, ma->step);
+        if (ma->k == 0) {
+            coll_copy(task, out, mine, shmcoll_reduce_op_span(op, n));
+        } else {
+            coll_reduce(task, op, mine, shmcoll_channel_buffer(ch, ma->upstream, ma->step - 1), out,
+                        n);
+            shmcoll_channel_ack(ch, ma->step - 1);
+        }
+        shmcoll_channel_post(ch, ma->step);
+    }
+    SHMCOLL_RESUME_END(&ma->pc);
+}
+
+static shmcoll_status_t reduce_ma_init(shmcoll_task_t *task) {
+    reduce_ma_t *s = SHMCOLL_TASK_STATE(task, reduce_ma_t);
+    const int me = task->ch->rank, p = task->ch->size;
+    SHMCOLL_CHECK(shmcoll_coll_ma_plan(task, &s->ma));
+    s->ma.upstream = (me + 1) % p;
+    s->ma.downstream = (me + p - 1) % p;
     size_t longest = 0, before = 0;
     s->first0 = 0;
     for (int j = 0; j < p; j++) {
-        const size_t len = coll_block_len(&s->blocks, j);
+        const size_t len = coll_block_len(&s->ma.blocks, j);
         longest = len > longest ? len : longest;
         before += len;
         if (j == me && me + 1 < p) s->first0 = before;
     }
-    s->rounds = coll_div_ceil(longest, s->slice);
-    /* YHCCL Algorithm 2: send and receive buffers plus the shared slices in flight. */
-    const size_t span = shmcoll_reduce_op_span(op, s->blocks.n);
-    coll_declare_working_set(task, 2 * span, span);
-    s->input = coll_input(task);
-    s->aside = NULL;
-    if (scattered && !a->sendbuf) {
-        s->aside = malloc(span ? span : 1);
-        if (!s->aside) return SHMCOLL_ERR_NO_MEMORY;
-        s->input = s->aside;
-    }
+    s->ma.rounds = coll_div_ceil(longest, s->ma.slice);
     return SHMCOLL_OK;
 }
 
-/* Stage s->k of round s->round, its claim and upstream's post in: block j = (me + 1 + k) mod p,
- * whose first element is s->first, which then moves on to block j + 1's. */
-static void chain_stage(shmcoll_task_t *task, reduce_ma_t *s) {
+/* Stage k of the round: block j = (me + 1 + k) mod p, whose first element is s->first, which
+ * then moves on to block j + 1's. */
+static void chain_slice(shmcoll_task_t *task, const char **mine, size_t *n, void **out) {
+    reduce_ma_t *s = SHMCOLL_TASK_STATE(task, reduce_ma_t);
     const shmcoll_reduce_op_t *op = task->args->op;
     const int me = task->ch->rank, p = task->ch->size;
-    const int j = (me + 1 + s->k) % p;
-    const size_t len = coll_block_len(&s->blocks, j);
-    const size_t lo = s->round * s->slice;
-    const size_t n = lo < len ? (len - lo < s->slice ? len - lo : s->slice) : 0;
-    const char *mine = s->input + (s->first + lo) * op->extent;
-    void *out = s->k == p - 1 && s->result == COLL_RESULT_SCATTERED
-                    ? (char *)task->args->recvbuf + lo * op->extent
-                    : NULL;
-    shmcoll_coll_ma_stage(task, op, s->k, s->step, mine, n, out, s->upstream);
+    const int j = (me + 1 + s->ma.k) % p;
+    const size_t len = coll_block_len(&s->ma.blocks, j);
+    const size_t lo = s->ma.round * s->ma.slice;
+    *n = lo < len ? (len - lo < s->ma.slice ? len - lo : s->ma.slice) : 0;
+    *mine = s->ma.in.input + (s->first + lo) * op->extent;
+    *out = s->ma.k == p - 1 && s->ma.result == COLL_RESULT_SCATTERED
+               ? (char *)task->args->recvbuf + lo * op->extent
+               : NULL;
     s->first = j + 1 < p ? s->first + len : 0;
 }
 
@@ -124,48 +127,40 @@ static void chain_stage(shmcoll_task_t *task, reduce_ma_t *s) {
 static void copy_out_slice(shmcoll_task_t *task, const reduce_ma_t *s) {
     const shmcoll_reduce_op_t *op = task->args->op;
     size_t first, len;
-    coll_block_at(&s->blocks, s->j, &first, &len);
-    const size_t lo = s->round * s->slice;
-    const size_t n = len - lo < s->slice ? len - lo : s->slice;
+    coll_block_at(&s->ma.blocks, s->j, &first, &len);
+    const size_t lo = s->ma.round * s->ma.slice;
+    const size_t n = len - lo < s->ma.slice ? len - lo : s->ma.slice;
     coll_copy_out(task, (char *)task->args->recvbuf + (first + lo) * op->extent,
-                  shmcoll_channel_buffer(task->ch, s->j, s->step), shmcoll_reduce_op_span(op, n));
+                  shmcoll_channel_buffer(task->ch, s->j, s->ma.step),
+                  shmcoll_reduce_op_span(op, n));
 }
 
-shmcoll_status_t shmcoll_coll_ma_progress(shmcoll_task_t *task) {
+static shmcoll_status_t reduce_ma_progress(shmcoll_task_t *task) {
     reduce_ma_t *s = SHMCOLL_TASK_STATE(task, reduce_ma_t);
+    coll_ma_t *ma = &s->ma;
     shmcoll_channel_t *ch = task->ch;
     const int p = ch->size;
     SHMCOLL_RESUME_BEGIN(&task->pc);
-    if (s->aside)
-        coll_copy(task, s->aside, task->args->recvbuf,
-                  shmcoll_reduce_op_span(task->args->op, s->blocks.n));
-    for (s->round = 0; s->round < s->rounds; s->round++) {
+    coll_aside_copy(task, &ma->in);
+    for (ma->round = 0; ma->round < ma->rounds; ma->round++) {
         s->first = s->first0;
-        for (s->k = 0; s->k < p; s->k++) {
-            s->step = shmcoll_channel_next_step(ch);
-            SHMCOLL_AWAIT(task, &task->pc, coll_ma_test_claim(task, s->k, s->step, s->downstream));
-            if (s->k > 0)
-                SHMCOLL_AWAIT(task, &task->pc,
-                              shmcoll_channel_test_post(ch, s->upstream, s->step - 1, &task->wait));
-            chain_stage(task, s);
-        }
-        if (s->wants_all && s->result != COLL_RESULT_SCATTERED) {
+        SHMCOLL_AWAIT_TEST(&task->pc, shmcoll_coll_ma_chain(task, ma, p, chain_slice));
+        if (ma->wants_all && ma->result != COLL_RESULT_SCATTERED) {
             for (s->j = 0; s->j < p; s->j++) {
-                if (s->round * s->slice >= coll_block_len(&s->blocks, s->j)) continue;
+                if (ma->round * ma->slice >= coll_block_len(&ma->blocks, s->j)) continue;
                 SHMCOLL_AWAIT(task, &task->pc,
-                              shmcoll_channel_test_post(ch, s->j, s->step, &task->wait));
+                              shmcoll_channel_test_post(ch, s->j, ma->step, &task->wait));
                 copy_out_slice(task, s);
             }
         }
-        shmcoll_channel_ack(ch, s->step);
+        shmcoll_channel_ack(ch, ma->step);
     }
     SHMCOLL_RESUME_END(&task->pc);
 }
 
 void shmcoll_coll_ma_fini(shmcoll_task_t *task) {
-    free(SHMCOLL_TASK_STATE(task, reduce_ma_t)->aside);
+    free(SHMCOLL_TASK_STATE(task, coll_ma_t)->in.copy);
 }
 
-const shmcoll_task_ops_t shmcoll_coll_reduce_ma_ops = {.init = shmcoll_coll_ma_init,
-                                                       .progress = shmcoll_coll_ma_progress,
-                                                       .fini = shmcoll_coll_ma_fini};
+const shmcoll_task_ops_t shmcoll_coll_reduce_ma_ops = {
+    .init = reduce_ma_init, .progress = reduce_ma_progress, .fini = shmcoll_coll_ma_fini};

@@ -30,26 +30,15 @@
 #include "coll/coll_internal.h"
 #include "core/team_topo.h"
 
-#include <stdlib.h>
-
 typedef struct reduce_ma2 {
-    /* The plan. */
-    const char *input; /* sendbuf, recvbuf in place, or the copy aside */
-    char *aside;       /* in-place reduce_scatter: the input's copy (malloc), else NULL */
-    coll_blocks_t blocks;
-    coll_result_t result;
-    int wants_all; /* copies every round's p reduced parts out */
+    coll_ma_t ma; /* upstream and downstream in the own group */
     const shmcoll_topo_level_t *level;
     int m, n; /* m socket groups of n members */
     int pos;  /* this member's position in its group */
-    int upstream, downstream;
-    size_t slice, rounds;
     /* The run. */
-    size_t round;
-    int k;            /* chain stage */
     int g;            /* step 2: the group whose partial result is awaited */
     int r;            /* copy-out: the member whose part is copied */
-    uint64_t step;    /* the stage's; then step 2's */
+    uint64_t step;    /* step 2's */
     uint64_t chained; /* the chain's last step */
 } reduce_ma2_t;
 
@@ -86,55 +75,34 @@ static void result_part(const coll_blocks_t *blocks, int r, int m, size_t slice,
 
 static shmcoll_status_t reduce_ma2_init(shmcoll_task_t *task) {
     reduce_ma2_t *s = SHMCOLL_TASK_STATE(task, reduce_ma2_t);
-    const shmcoll_coll_args_t *a = task->args;
-    const shmcoll_reduce_op_t *op = a->op;
-    const int me = task->ch->rank, p = task->ch->size;
-    const int scattered = coll_scatters(task);
-    /* Reduce and allreduce need a chain of two or more. */
-    if (!scattered && (!op->commutative || p < 2)) return SHMCOLL_ERR_NOT_SUPPORTED;
-    s->slice = task->ch->chunk / op->extent;
+    const int me = task->ch->rank;
     s->level = shmcoll_team_socket_level(&task->team->hiers);
-    if (s->slice == 0 || !op->commutative || !s->level) return SHMCOLL_ERR_NOT_SUPPORTED;
+    if (!s->level) return SHMCOLL_ERR_NOT_SUPPORTED;
+    SHMCOLL_CHECK(shmcoll_coll_ma_plan(task, &s->ma));
     s->m = s->level->ngroups;
     s->n = s->level->groups[0].nmembers;
     const int *group = s->level->groups[s->level->group_of[me]].members;
     s->pos = s->level->slot[me];
-    s->upstream = group[(s->pos + 1) % s->n];
-    s->downstream = group[(s->pos + s->n - 1) % s->n];
-
-    const int root = coll_reduction_root(task);
-    s->blocks = coll_task_blocks(task);
-    s->result = scattered          ? COLL_RESULT_SCATTERED
-                : root == COLL_ALL ? COLL_RESULT_ALL
-                                   : COLL_RESULT_ROOT;
-    s->wants_all = s->result == COLL_RESULT_ALL || (s->result == COLL_RESULT_ROOT && me == root);
+    s->ma.upstream = group[(s->pos + 1) % s->n];
+    s->ma.downstream = group[(s->pos + s->n - 1) % s->n];
     size_t longest = 0;
     for (int i = 0; i < s->n; i++) {
         size_t first, end;
-        position_range(&s->blocks, i, s->m, &first, &end);
+        position_range(&s->ma.blocks, i, s->m, &first, &end);
         longest = end - first > longest ? end - first : longest;
     }
-    s->rounds = coll_div_ceil(longest, s->slice);
-    /* YHCCL Algorithm 2: send and receive buffers plus the shared slices in flight. */
-    const size_t span = shmcoll_reduce_op_span(op, s->blocks.n);
-    coll_declare_working_set(task, 2 * span, span);
-    s->input = coll_input(task);
-    s->aside = NULL;
-    if (scattered && !a->sendbuf) {
-        s->aside = malloc(span ? span : 1);
-        if (!s->aside) return SHMCOLL_ERR_NO_MEMORY;
-        s->input = s->aside;
-    }
+    s->ma.rounds = coll_div_ceil(longest, s->ma.slice);
     return SHMCOLL_OK;
 }
 
-/* Chain stage s->k of the round, its claim and upstream's post in. */
-static void chain_stage(shmcoll_task_t *task, const reduce_ma2_t *s) {
-    const shmcoll_reduce_op_t *op = task->args->op;
-    size_t lo, len;
-    position_slice(&s->blocks, (s->pos + 1 + s->k) % s->n, s->m, s->slice, s->round, &lo, &len);
-    shmcoll_coll_ma_stage(task, op, s->k, s->step, s->input + lo * op->extent, len, NULL,
-                          s->upstream);
+/* Chain stage k of the round: the slice of position (pos + 1 + k) mod n's range. */
+static void chain_slice(shmcoll_task_t *task, const char **mine, size_t *n, void **out) {
+    const reduce_ma2_t *s = SHMCOLL_TASK_STATE(task, reduce_ma2_t);
+    size_t lo;
+    position_slice(&s->ma.blocks, (s->pos + 1 + s->ma.k) % s->n, s->m, s->ma.slice, s->ma.round,
+                   &lo, n);
+    *mine = s->ma.in.input + lo * task->args->op->extent;
+    *out = NULL;
 }
 
 /* The member of group g at the position holding this member's result block. */
@@ -156,10 +124,10 @@ static void reduce_partials(shmcoll_task_t *task, const reduce_ma2_t *s) {
     const shmcoll_reduce_op_t *op = task->args->op;
     const int me = task->ch->rank;
     size_t lo, len, at, unused, first, count;
-    result_part(&s->blocks, me, s->m, s->slice, s->round, &lo, &len);
-    position_slice(&s->blocks, me / s->m, s->m, s->slice, s->round, &at, &unused);
-    coll_block_at(&s->blocks, me, &first, &count);
-    char *out = s->result == COLL_RESULT_SCATTERED
+    result_part(&s->ma.blocks, me, s->m, s->ma.slice, s->ma.round, &lo, &len);
+    position_slice(&s->ma.blocks, me / s->m, s->m, s->ma.slice, s->ma.round, &at, &unused);
+    coll_block_at(&s->ma.blocks, me, &first, &count);
+    char *out = s->ma.result == COLL_RESULT_SCATTERED
                     ? (char *)task->args->recvbuf + (lo - first) * op->extent
                     : shmcoll_channel_buffer(task->ch, me, s->step);
     coll_reduce(task, op, partial(task, s, 0, lo, at), partial(task, s, 1, lo, at), out, len);
@@ -169,31 +137,24 @@ static void reduce_partials(shmcoll_task_t *task, const reduce_ma2_t *s) {
 
 static shmcoll_status_t reduce_ma2_progress(shmcoll_task_t *task) {
     reduce_ma2_t *s = SHMCOLL_TASK_STATE(task, reduce_ma2_t);
+    coll_ma_t *ma = &s->ma;
     shmcoll_channel_t *ch = task->ch;
     const shmcoll_reduce_op_t *op = task->args->op;
     const int me = ch->rank, p = ch->size;
     size_t lo, len; /* set after the last wait before each use */
     SHMCOLL_RESUME_BEGIN(&task->pc);
-    if (s->aside)
-        coll_copy(task, s->aside, task->args->recvbuf, shmcoll_reduce_op_span(op, s->blocks.n));
-    for (s->round = 0; s->round < s->rounds; s->round++) {
-        for (s->k = 0; s->k < s->n; s->k++) {
-            s->step = shmcoll_channel_next_step(ch);
-            SHMCOLL_AWAIT(task, &task->pc, coll_ma_test_claim(task, s->k, s->step, s->downstream));
-            if (s->k > 0)
-                SHMCOLL_AWAIT(task, &task->pc,
-                              shmcoll_channel_test_post(ch, s->upstream, s->step - 1, &task->wait));
-            chain_stage(task, s);
-        }
+    coll_aside_copy(task, &ma->in);
+    for (ma->round = 0; ma->round < ma->rounds; ma->round++) {
+        SHMCOLL_AWAIT_TEST(&task->pc, shmcoll_coll_ma_chain(task, ma, s->n, chain_slice));
 
         /* Step 2: the m groups' partial results of this member's part, reduced. */
-        s->chained = s->step;
+        s->chained = ma->step;
         s->step = shmcoll_channel_next_step(ch);
         SHMCOLL_AWAIT(task, &task->pc,
                       s->n >= 2
-                          ? shmcoll_channel_test_claim_one(ch, s->step, s->downstream, &task->wait)
+                          ? shmcoll_channel_test_claim_one(ch, s->step, ma->downstream, &task->wait)
                           : shmcoll_channel_test_claim(ch, s->step, &task->wait));
-        result_part(&s->blocks, me, s->m, s->slice, s->round, &lo, &len);
+        result_part(&ma->blocks, me, s->m, ma->slice, ma->round, &lo, &len);
         if (len) {
             for (s->g = 0; s->g < s->m; s->g++)
                 SHMCOLL_AWAIT(
@@ -204,13 +165,13 @@ static shmcoll_status_t reduce_ma2_progress(shmcoll_task_t *task) {
         shmcoll_channel_ack(ch, s->chained);
         shmcoll_channel_post(ch, s->step);
 
-        if (s->wants_all && s->result != COLL_RESULT_SCATTERED) {
+        if (ma->wants_all && ma->result != COLL_RESULT_SCATTERED) {
             for (s->r = 0; s->r < p; s->r++) {
-                result_part(&s->blocks, s->r, s->m, s->slice, s->round, &lo, &len);
+                result_part(&ma->blocks, s->r, s->m, ma->slice, ma->round, &lo, &len);
                 if (!len) continue;
                 SHMCOLL_AWAIT(task, &task->pc,
                               shmcoll_channel_test_post(ch, s->r, s->step, &task->wait));
-                result_part(&s->blocks, s->r, s->m, s->slice, s->round, &lo, &len);
+                result_part(&ma->blocks, s->r, s->m, ma->slice, ma->round, &lo, &len);
                 coll_copy_out(task, (char *)task->args->recvbuf + lo * op->extent,
                               shmcoll_channel_buffer(ch, s->r, s->step),
                               shmcoll_reduce_op_span(op, len));
@@ -221,9 +182,5 @@ static shmcoll_status_t reduce_ma2_progress(shmcoll_task_t *task) {
     SHMCOLL_RESUME_END(&task->pc);
 }
 
-static void reduce_ma2_fini(shmcoll_task_t *task) {
-    free(SHMCOLL_TASK_STATE(task, reduce_ma2_t)->aside);
-}
-
 const shmcoll_task_ops_t shmcoll_coll_reduce_ma2_ops = {
-    .init = reduce_ma2_init, .progress = reduce_ma2_progress, .fini = reduce_ma2_fini};
+    .init = reduce_ma2_init, .progress = reduce_ma2_progress, .fini = shmcoll_coll_ma_fini};

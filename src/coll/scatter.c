@@ -15,71 +15,33 @@
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 
-typedef struct scatter_state {
-    int agreeing;          /* scatterv: agree on the longest block first */
-    int single;            /* scatterv: moves single-copy after agreeing */
-    uint64_t mine_longest; /* scatterv: what this member brings to the agreement */
-    size_t piece;
-    size_t rounds;
-    size_t round;
-    uint64_t step;
-    coll_agree_t agree;
-    coll_single_t single_copy;
-} scatter_state_t;
-
-_Static_assert(sizeof(scatter_state_t) <= SHMCOLL_TASK_STATE_BYTES, "scatter state");
-
 /* The rounds of blocks of up to `longest` bytes, and their working set. */
-static void scatter_plan(shmcoll_task_t *task, scatter_state_t *s, size_t longest) {
+static void scatter_plan(shmcoll_task_t *task, coll_pipeline_t *s, size_t longest) {
     s->piece = coll_piece_per_member(task->ch->chunk, task->ch->size);
     s->rounds = coll_div_ceil(longest, s->piece);
     coll_declare_working_set(task, longest * (size_t)(task->ch->size + 1), longest);
 }
 
-static void scatter_init_common(scatter_state_t *s) {
-    s->single = 0;
-    s->agree = (coll_agree_t){0};
-    s->single_copy = (coll_single_t){0};
-}
-
+/* Scatterv: only the root knows the blocks (sendcounts). */
 static shmcoll_status_t scatter_pipeline_init(shmcoll_task_t *task) {
-    scatter_state_t *s = SHMCOLL_TASK_STATE(task, scatter_state_t);
-    scatter_init_common(s);
-    s->agreeing = 0;
-    scatter_plan(task, s, task->args->count);
-    return SHMCOLL_OK;
-}
-
-static shmcoll_status_t scatterv_pipeline_init(shmcoll_task_t *task) {
-    scatter_state_t *s = SHMCOLL_TASK_STATE(task, scatter_state_t);
-    const shmcoll_coll_args_t *a = task->args;
-    scatter_init_common(s);
-    s->agreeing = 1;
-    s->mine_longest = 0;
-    if (task->ch->rank == a->root)
-        for (int r = 0; r < task->ch->size; r++)
-            if (r != a->root && a->sendcounts[r] > s->mine_longest)
-                s->mine_longest = a->sendcounts[r];
+    const coll_bytes_t blocks = coll_send_blocks(task->args);
+    shmcoll_coll_pipeline_init(task, SHMCOLL_TASK_STATE(task, coll_pipeline_t), &blocks,
+                               task->args->root, scatter_plan);
     return SHMCOLL_OK;
 }
 
 static shmcoll_status_t scatter_progress(shmcoll_task_t *task) {
-    scatter_state_t *s = SHMCOLL_TASK_STATE(task, scatter_state_t);
+    coll_pipeline_t *s = SHMCOLL_TASK_STATE(task, coll_pipeline_t);
     shmcoll_channel_t *ch = task->ch;
     const shmcoll_coll_args_t *a = task->args;
-    const int me = ch->rank, p = ch->size, root = a->root;
+    const int me = ch->rank, root = a->root;
     const coll_bytes_t blocks = coll_send_blocks(a);
     const char *sendbuf = a->sendbuf;
-    const size_t my_count = a->kind == SHMCOLL_KIND_SCATTERV ? a->recvbytes : a->count;
+    const size_t my_count = coll_own_bytes(a);
     char *recvbuf = a->recvbuf;
     SHMCOLL_RESUME_BEGIN(&task->pc);
-    if (s->agreeing) {
-        SHMCOLL_AWAIT_TEST(&task->pc,
-                           shmcoll_coll_agree_max(task, &s->agree, s->mine_longest, root));
-        s->single = coll_single_copy(task->team, 1, s->agree.result);
-        task->algo = s->single ? "single-copy" : "pipeline";
-        if (!s->single) scatter_plan(task, s, s->agree.result);
-    }
+    if (s->agreeing)
+        SHMCOLL_AWAIT_TEST(&task->pc, shmcoll_coll_pipeline_agree(task, s, root, 1, scatter_plan));
     if (s->single) {
         SHMCOLL_AWAIT_TEST(&task->pc,
                            shmcoll_coll_scatter_single(task, &s->single_copy, sendbuf, &blocks,
@@ -92,13 +54,7 @@ static shmcoll_status_t scatter_progress(shmcoll_task_t *task) {
             if (me == root) {
                 SHMCOLL_AWAIT(task, &task->pc,
                               shmcoll_channel_test_claim(ch, s->step, &task->wait));
-                char *slots = shmcoll_channel_buffer(ch, root, s->step);
-                for (int r = 0; r < p; r++) {
-                    if (r == root) continue;
-                    coll_copy(task, slots + (size_t)r * s->piece,
-                              sendbuf + coll_bytes_displ(&blocks, r) + s->round * s->piece,
-                              coll_round_bytes(coll_bytes_count(&blocks, r), s->round, s->piece));
-                }
+                shmcoll_coll_fill_pieces(task, s, sendbuf, &blocks);
                 shmcoll_channel_post(ch, s->step);
             } else if (coll_round_bytes(my_count, s->round, s->piece)) {
                 SHMCOLL_AWAIT(task, &task->pc,
@@ -117,5 +73,6 @@ static shmcoll_status_t scatter_progress(shmcoll_task_t *task) {
 const shmcoll_task_ops_t shmcoll_coll_scatter_pipeline_ops = {.init = scatter_pipeline_init,
                                                               .progress = scatter_progress};
 
-const shmcoll_task_ops_t shmcoll_coll_scatterv_pipeline_ops = {.init = scatterv_pipeline_init,
-                                                               .progress = scatter_progress};
+/* The single-copy and one-step rows. */
+const shmcoll_task_ops_t shmcoll_coll_scatter_single_ops = {.init = shmcoll_coll_single_init,
+                                                            .progress = scatter_progress};

@@ -208,6 +208,14 @@ shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_task_t *task, coll_single_t
 
 /* ---- The single-copy rows ------------------------------------------------------------------ */
 
+/* Those of allgather(v), gather, gatherv (one-step), scatter, scatterv (one-step) and alltoall run
+ * the bodies above through their collective's progress (allgather.c, gather.c, scatter.c,
+ * alltoall.c), single-copy from the start. */
+shmcoll_status_t shmcoll_coll_single_init(shmcoll_task_t *task) {
+    *SHMCOLL_TASK_STATE(task, coll_pipeline_t) = (coll_pipeline_t){.single = 1};
+    return single_usable(task);
+}
+
 /* bcast: the root exposes its buffer, every other member reads it whole. */
 typedef struct bcast_single {
     uint64_t step;
@@ -242,107 +250,3 @@ static shmcoll_status_t bcast_single_progress(shmcoll_task_t *task) {
 
 const shmcoll_task_ops_t shmcoll_coll_bcast_single_ops = {.init = bcast_single_init,
                                                           .progress = bcast_single_progress};
-
-/* allgather(v): every member exposes its block and reads every other member's. */
-typedef struct allgather_single {
-    uint64_t step;
-    int i;
-} allgather_single_t;
-
-_Static_assert(sizeof(allgather_single_t) <= SHMCOLL_TASK_STATE_BYTES,
-               "allgather single-copy state");
-
-static shmcoll_status_t allgather_single_init(shmcoll_task_t *task) {
-    return single_usable(task);
-}
-
-static shmcoll_status_t allgather_single_progress(shmcoll_task_t *task) {
-    allgather_single_t *s = SHMCOLL_TASK_STATE(task, allgather_single_t);
-    shmcoll_channel_t *ch = task->ch;
-    const int me = ch->rank, p = ch->size;
-    const coll_bytes_t blocks = coll_recv_blocks(task->args);
-    char *recvbuf = task->args->recvbuf;
-    const char *mine = task->args->sendbuf ? (const char *)task->args->sendbuf
-                                           : recvbuf + coll_bytes_displ(&blocks, me);
-    SHMCOLL_RESUME_BEGIN(&task->pc);
-    s->step = shmcoll_channel_next_step(ch);
-    SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_claim(ch, s->step, &task->wait));
-    publish(ch, s->step, mine, NULL);
-    coll_copy(task, recvbuf + coll_bytes_displ(&blocks, me), mine, coll_bytes_count(&blocks, me));
-    for (s->i = 1; s->i < p; s->i++) {
-        if (!coll_bytes_count(&blocks, (me + s->i) % p)) continue;
-        SHMCOLL_AWAIT(task, &task->pc,
-                      shmcoll_channel_test_post(ch, (me + s->i) % p, s->step, &task->wait));
-        const int q = (me + s->i) % p;
-        uintptr_t from;
-        SHMCOLL_CHECK(peer_block(task, q, s->step, 0, 0, &from));
-        SHMCOLL_CHECK(transfer(task, q, recvbuf + coll_bytes_displ(&blocks, q), from,
-                               coll_bytes_count(&blocks, q), 0));
-    }
-    shmcoll_channel_ack(ch, s->step);
-    SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_done(ch, s->step, &task->wait));
-    SHMCOLL_RESUME_END(&task->pc);
-}
-
-const shmcoll_task_ops_t shmcoll_coll_allgather_single_ops = {
-    .init = allgather_single_init, .progress = allgather_single_progress};
-
-/* gather, gatherv (one-step), scatter, scatterv (one-step) and alltoall: the bodies above. */
-typedef struct body_single {
-    coll_single_t single;
-} body_single_t;
-
-_Static_assert(sizeof(body_single_t) <= SHMCOLL_TASK_STATE_BYTES, "single-copy state");
-
-static shmcoll_status_t body_single_init(shmcoll_task_t *task) {
-    SHMCOLL_TASK_STATE(task, body_single_t)->single = (coll_single_t){0};
-    return single_usable(task);
-}
-
-static shmcoll_status_t gather_single_progress(shmcoll_task_t *task) {
-    body_single_t *s = SHMCOLL_TASK_STATE(task, body_single_t);
-    const shmcoll_coll_args_t *a = task->args;
-    const coll_bytes_t blocks = coll_recv_blocks(a);
-    const size_t my_count = a->kind == SHMCOLL_KIND_GATHERV ? a->sendbytes : a->count;
-    SHMCOLL_RESUME_BEGIN(&task->pc);
-    SHMCOLL_AWAIT_TEST(&task->pc, shmcoll_coll_gather_single(task, &s->single, a->sendbuf, my_count,
-                                                             a->recvbuf, &blocks, a->root));
-    SHMCOLL_RESUME_END(&task->pc);
-}
-
-const shmcoll_task_ops_t shmcoll_coll_gather_single_ops = {.init = body_single_init,
-                                                           .progress = gather_single_progress};
-
-static shmcoll_status_t scatter_single_progress(shmcoll_task_t *task) {
-    body_single_t *s = SHMCOLL_TASK_STATE(task, body_single_t);
-    const shmcoll_coll_args_t *a = task->args;
-    const coll_bytes_t blocks = coll_send_blocks(a);
-    const size_t my_count = a->kind == SHMCOLL_KIND_SCATTERV ? a->recvbytes : a->count;
-    SHMCOLL_RESUME_BEGIN(&task->pc);
-    SHMCOLL_AWAIT_TEST(&task->pc, shmcoll_coll_scatter_single(task, &s->single, a->sendbuf, &blocks,
-                                                              a->recvbuf, my_count, a->root));
-    SHMCOLL_RESUME_END(&task->pc);
-}
-
-const shmcoll_task_ops_t shmcoll_coll_scatter_single_ops = {.init = body_single_init,
-                                                            .progress = scatter_single_progress};
-
-/* In place (sendbuf NULL, on every member as MPI requires) the blocks to send would be
- * overwritten while the others read them: the rotated pipeline serves it. */
-static shmcoll_status_t alltoall_single_init(shmcoll_task_t *task) {
-    if (!task->args->sendbuf) return SHMCOLL_ERR_NOT_SUPPORTED;
-    return body_single_init(task);
-}
-
-static shmcoll_status_t alltoall_single_progress(shmcoll_task_t *task) {
-    body_single_t *s = SHMCOLL_TASK_STATE(task, body_single_t);
-    const shmcoll_coll_args_t *a = task->args;
-    const coll_bytes_t out = coll_send_blocks(a), in = coll_recv_blocks(a);
-    SHMCOLL_RESUME_BEGIN(&task->pc);
-    SHMCOLL_AWAIT_TEST(&task->pc, shmcoll_coll_alltoall_single(task, &s->single, a->sendbuf, &out,
-                                                               a->recvbuf, &in));
-    SHMCOLL_RESUME_END(&task->pc);
-}
-
-const shmcoll_task_ops_t shmcoll_coll_alltoall_single_ops = {.init = alltoall_single_init,
-                                                             .progress = alltoall_single_progress};

@@ -4,6 +4,7 @@
 #include "core/task.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -12,6 +13,7 @@
 static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
 static shmcoll_lane_t **engine_lanes;
 static int engine_count, engine_capacity;
+static void (*engine_hook)(void); /* the layers above: what they have in flight (set once) */
 
 static shmcoll_status_t engine_add(shmcoll_lane_t *lane) {
     shmcoll_status_t status = SHMCOLL_OK;
@@ -78,6 +80,8 @@ static void lane_step(shmcoll_lane_t *lane) {
         return;
     }
     head->wait.flag = NULL;
+    if (head->gate && !*head->gate) return; /* not opened yet: nothing to wait on here */
+    head->gate = NULL;                      /* open for good: the task has begun */
     head->ch->waiter.op = head->name;
     head->status = head->ops->progress(head);
 }
@@ -164,6 +168,7 @@ shmcoll_status_t shmcoll_task_start(shmcoll_team_t *team, shmcoll_task_t *task) 
 shmcoll_status_t shmcoll_task_run(shmcoll_team_t *team, shmcoll_task_t *task) {
     if (team->failed) return team->failed;
     shmcoll_lane_t *lane = &team->lanes[team->next_lane];
+    task->gate = NULL;
     if (lane->head) { /* behind tasks still in flight on its lane: in order */
         task->nonblocking = 0;
         SHMCOLL_CHECK(shmcoll_task_start(team, task));
@@ -232,7 +237,12 @@ shmcoll_status_t shmcoll_task_wait(shmcoll_task_t *task) {
         if (status != SHMCOLL_IN_PROGRESS) return status;
         shmcoll_task_t *head = task->lane->head;
         const shmcoll_wait_t w = head->wait;
-        if (!w.flag) continue;
+        if (!w.flag && head->gate) { /* opened by whoever drives it: let them run */
+            shmcoll_engine_progress();
+            sched_yield();
+            continue;
+        }
+        if (!w.flag) continue; /* a forced resume (SHMCOLL_RESUME_CHECK) */
         status = shmcoll_shm_wait_geq(w.flag, w.value, w.peer, &head->ch->waiter);
         if (status != SHMCOLL_OK) return fail_lane(task, status);
     }
@@ -251,5 +261,10 @@ void shmcoll_engine_progress(void) {
     rotor += n;
     pthread_mutex_unlock(&engine_lock);
     for (int i = 0; i < n; i++) lane_advance(lanes[i], NULL);
+    if (engine_hook) engine_hook();
     inside = 0;
+}
+
+void shmcoll_engine_set_hook(void (*hook)(void)) {
+    engine_hook = hook;
 }

@@ -71,7 +71,12 @@ struct shmcoll_task {
     const char *algo; /* reported in statistics: the row's name, refined by the algorithm */
     const char *name; /* the collective, for messages ("allreduce") */
     int nonblocking;  /* advanced by the engine too, not only by its caller's wait */
-    int blocking;     /* waits in place at an unset flag (SHMCOLL_AWAIT) instead of returning */
+    /* NULL, or a flag of the caller's that must be set before the task begins: it holds its
+     * place on its lane from its start (so every member orders its lane alike) but waits there
+     * for something outside the team, e.g. the network step whose result it moves. Set before
+     * shmcoll_task_start; whoever sets the flag then advances the task (shmcoll_task_test). */
+    const int *gate;
+    int blocking; /* waits in place at an unset flag (SHMCOLL_AWAIT) instead of returning */
 
     int pc;                  /* resume point of ops->progress */
     shmcoll_status_t status; /* IN_PROGRESS until done */
@@ -113,8 +118,13 @@ shmcoll_status_t shmcoll_task_run(shmcoll_team_t *team, shmcoll_task_t *task);
 shmcoll_status_t shmcoll_task_wait(shmcoll_task_t *task);
 
 /* Advances every task in flight in this process a little, without waiting (every team, every
- * lane). Called by waiting members and by the MPI layer's progress. */
+ * lane), then what the layers above have in flight (the hook). Called by waiting members and by
+ * the MPI layer's progress. */
 void shmcoll_engine_progress(void);
+
+/* What shmcoll_engine_progress also advances: collectives of the layers above in flight
+ * (composed collectives across nodes, requests), set once by the layer that has them. */
+void shmcoll_engine_set_hook(void (*hook)(void));
 
 /* Waits (bounded) for the flag in task->wait, as a blocking task does in place of returning:
  * OK once it is set (at once without a flag: a forced return, SHMCOLL_RESUME_CHECK), else the

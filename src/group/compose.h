@@ -14,7 +14,10 @@
 
 #include "group/group.h"
 
+#include <stdlib.h>
+
 #define SHMCOLL_COMPOSE_STATE_BYTES 512
+#define SHMCOLL_COMPOSE_PIPE        4 /* node phases a pipelined composition keeps in flight */
 
 typedef struct shmcoll_group_task shmcoll_group_task_t;
 
@@ -32,12 +35,21 @@ struct shmcoll_group_task {
     const shmcoll_compose_ops_t *ops;
     const char *name; /* "allreduce", for messages */
     int pc;
-    int blocking;        /* the driver waits: node phases and network steps wait where they stand */
-    shmcoll_task_t node; /* the node phase in flight */
+    int blocking; /* the driver waits: node phases and network steps wait where they stand */
+    /* A pipelined composition (several node phases and a network step in flight at once) sets
+     * this at init: its tests never wait (a wait for one phase would stall the others, and the
+     * MPI library progresses the network step only while it is tested), and a blocking driver
+     * instead tests the network step, progresses the engine and yields between its calls. */
+    int polls;
+    shmcoll_task_t node;           /* the node phase in flight */
     shmcoll_coll_args_t node_args; /* its arguments */
     shmcoll_net_coll_t net;        /* the network step in flight (leaders) */
     void *net_request;
+    shmcoll_status_t net_status; /* of the last step: IN_PROGRESS while it is in flight */
     double net_started;
+    /* The node phases of a pipelined composition, each with its arguments. */
+    shmcoll_task_t pipe[SHMCOLL_COMPOSE_PIPE];
+    shmcoll_coll_args_t pipe_args[SHMCOLL_COMPOSE_PIPE];
     uint64_t dav; /* of the node phases done */
     _Alignas(16) unsigned char state[SHMCOLL_COMPOSE_STATE_BYTES];
 };
@@ -53,6 +65,25 @@ const shmcoll_compose_ops_t *shmcoll_group_compose_find(const shmcoll_group_t *g
  * SHMCOLL_ERR_NOT_SUPPORTED: nothing was done, on any member (the caller falls back). */
 shmcoll_status_t shmcoll_group_run(shmcoll_group_t *group, const shmcoll_coll_args_t *args);
 
+/* A collective started on a group, to be tested or waited for: on one node a task of the node
+ * team, across nodes a composition (a group runs one composition in flight at a time: starting
+ * a collective completes the one before). */
+struct shmcoll_group_op {
+    shmcoll_group_t *group;
+    shmcoll_group_task_t *t; /* the composition in flight, or NULL */
+    shmcoll_task_t task;     /* the node team's task (one node) */
+    shmcoll_status_t status; /* IN_PROGRESS until done */
+};
+
+/* Starts `args` on the group (args must live until the op is done). OK: started (op->status
+ * may already be OK); NOT_SUPPORTED: nothing was done on any member; else a failure. */
+shmcoll_status_t shmcoll_group_start(shmcoll_group_t *group, const shmcoll_coll_args_t *args,
+                                     shmcoll_group_op_t *op);
+/* OK once done, IN_PROGRESS, or a failure. Never waits. */
+shmcoll_status_t shmcoll_group_test(shmcoll_group_op_t *op);
+/* Waits for the op to end (yielding the CPU; progressing the process's other tasks). */
+shmcoll_status_t shmcoll_group_wait(shmcoll_group_op_t *op);
+
 /* ---- For the compositions (compose_*.c) ------------------------------------------------- */
 
 /* Starts t->node_args as the node phase. A phase the node team cannot serve is a failure here
@@ -61,18 +92,85 @@ shmcoll_status_t shmcoll_compose_node_start(shmcoll_group_task_t *t);
 /* OK once the node phase is done, else IN_PROGRESS (a blocking task waits for it here). */
 shmcoll_status_t shmcoll_compose_node_test(shmcoll_group_task_t *t);
 
+/* Starts t->pipe_args[i] as node phase t->pipe[i] of a pipelined composition (t->polls), which
+ * may keep several in flight; every member starts them in the same order. */
+shmcoll_status_t shmcoll_compose_pipe_start(shmcoll_group_task_t *t, int i);
+/* OK once node phase t->pipe[i] is done, else IN_PROGRESS; never waits. */
+shmcoll_status_t shmcoll_compose_pipe_test(shmcoll_group_task_t *t, int i);
+
 /* Starts t->net as a network step (this member leads its channel). */
 shmcoll_status_t shmcoll_compose_net_start(shmcoll_group_task_t *t);
 /* OK once the step is done, else IN_PROGRESS (a blocking task waits for it here, bounded by
  * SHMCOLL_TIMEOUT). */
 shmcoll_status_t shmcoll_compose_net_test(shmcoll_group_task_t *t);
+/* Tests the network step in flight once, if any: its status (OK when none is in flight). */
+shmcoll_status_t shmcoll_compose_net_poll(shmcoll_group_task_t *t);
 
 /* Whether this member leads channel c of its node (node rank c). */
 static inline int shmcoll_compose_leads(const shmcoll_group_task_t *t, int channel) {
     return t->group->map.node_rank[t->group->rank] == channel;
 }
 
-/* The compositions. */
-extern const shmcoll_compose_ops_t shmcoll_compose_allreduce_ops; /* compose_allreduce.c */
+/* Scratch at init: never NULL for 0 bytes (NULL means no memory). */
+static inline void *shmcoll_compose_malloc(size_t bytes) {
+    return malloc(bytes ? bytes : 1);
+}
+
+/* A local copy (unpacking, permuting blocks), counted in the node team's DAV as the node
+ * phases' copies are. dst == src or 0 bytes: nothing. */
+void shmcoll_compose_copy(shmcoll_group_task_t *t, void *dst, const void *src, size_t bytes);
+
+/* out = a op b over n elements (a on the left), a local reduction counted in the node team's DAV.
+ * out may be b, never a (unless the op has a kernel). */
+void shmcoll_compose_reduce(shmcoll_group_task_t *t, const shmcoll_reduce_op_t *op, const void *a,
+                            const void *b, void *out, size_t n);
+
+/* Scratch of a size this member learns only from a node phase (the v-variants: a leader learns
+ * its node members' block sizes by gathering them), taken once per call at that phase boundary,
+ * never inside a wait, and freed by the composition's fini. A failed allocation fails the node
+ * team (its members stop at once, naming this one) and returns SHMCOLL_ERR_NO_MEMORY. */
+shmcoll_status_t shmcoll_compose_alloc(shmcoll_group_task_t *t, void **buf, size_t bytes);
+
+/* A failure found while running (a network count that does not fit an int, learned only
+ * then): the message goes to the team's error and the node team fails. Returns `status`. */
+shmcoll_status_t shmcoll_compose_fail(shmcoll_group_task_t *t, shmcoll_status_t status,
+                                      const char *what);
+
+/* ---- Block layouts of the data-movement compositions ------------------------------------
+ * The blocks of all members, cnt[q] bytes each (or `uniform` bytes each when cnt is NULL),
+ * packed in node order (node 0's members in node rank order, then node 1's, ...): node n's
+ * blocks take node_total[n] bytes at node_off[n]; member q's block is at pos[q]. Any of the
+ * out arrays may be NULL. Returns the total. */
+size_t shmcoll_compose_node_packed(const shmcoll_group_map_t *map, const size_t *cnt,
+                                   size_t uniform, size_t *node_total, size_t *node_off,
+                                   size_t *pos);
+
+/* Whether the blocks of every member (cnt[q] bytes at displ[q], or `uniform` bytes at
+ * q * uniform when cnt is NULL) lie back to back in rank order from *base (blocks of 0 bytes
+ * may lie anywhere). With nodes in blocks, node-packed order is then the buffer's own. */
+int shmcoll_compose_contiguous(int size, const size_t *cnt, const size_t *displ, size_t uniform,
+                               size_t *base);
+
+/* Whether every node holds a block of consecutive ranks. */
+int shmcoll_compose_all_blocks(const shmcoll_group_map_t *map);
+
+/* Sets up t->node_args as a transfer of `bytes` from node rank `from` to node rank `to` of this
+ * node (a node gatherv rooted at `to` in which only `from` sends; every member of the node takes
+ * part). `counts` and `displs` are node-size arrays of the receiver that live until the phase is
+ * done. */
+void shmcoll_compose_transfer(shmcoll_group_task_t *t, int from, int to, const void *src, void *dst,
+                              size_t bytes, size_t *counts, size_t *displs);
+
+/* The compositions, one file each: compose_allreduce.c, compose_barrier.c, ... */
+extern const shmcoll_compose_ops_t shmcoll_compose_allreduce_ops;
+extern const shmcoll_compose_ops_t shmcoll_compose_barrier_ops;
+extern const shmcoll_compose_ops_t shmcoll_compose_bcast_ops;
+extern const shmcoll_compose_ops_t shmcoll_compose_reduce_ops;
+extern const shmcoll_compose_ops_t shmcoll_compose_allgather_ops;      /* and allgatherv */
+extern const shmcoll_compose_ops_t shmcoll_compose_gather_ops;         /* and gatherv */
+extern const shmcoll_compose_ops_t shmcoll_compose_scatter_ops;        /* and scatterv */
+extern const shmcoll_compose_ops_t shmcoll_compose_alltoall_ops;       /* and alltoallv */
+extern const shmcoll_compose_ops_t shmcoll_compose_reduce_scatter_ops; /* and _block */
+extern const shmcoll_compose_ops_t shmcoll_compose_scan_ops;           /* and exscan */
 
 #endif

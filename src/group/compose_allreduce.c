@@ -1,37 +1,101 @@
-/* Allreduce across nodes: reduce on each node, allreduce among the nodes' leaders through the
- * network, broadcast on each node.
+/* Allreduce across nodes, in two forms chosen by size (from values every member shares).
  *
- * Node phase 1: the node team reduces every member's input to its node rank 0 (any node
- * algorithm: flat, movement-avoiding, hierarchical...). Network step: the leaders (node rank 0
- * of every node, channel 0) allreduce the node results in place: only s bytes per node cross the
- * network each way, whatever the number of ranks per node and their placement, where a flat
- * algorithm over all ranks sends one contribution per rank. Node phase 2: every node broadcasts
- * the result from its leader.
+ * Small (below SHMCOLL_NET_SPLIT): node reduce to node rank 0, the leaders' allreduce of the
+ * node results through the network (channel 0), node bcast from the leader. One node phase
+ * each side of one network step: the fewest steps, which is what latency asks for.
+ *
+ * Large: the L leaders of every node (the network's channels; node ranks 0..L-1) each own a
+ * share of the vector, 1/L of every segment, and the vector goes through in segments of
+ * SHMCOLL_NET_SEGMENT bytes (YHCCL's multi-node allreduce, seed 000 §5; Jocksch et al.'s
+ * leaders per socket, seed 003 §2.1.2). For segment k:
+ *   RS(k)   node reduce-scatter of the segment, share c reduced into leader c's buffer (every
+ *           member of the node reduces a part: the node's cores share the reduction);
+ *   net(k)  each leader allreduces its share with the same leader of every other node, the L
+ *           channels at once (each node sends 2s(N-1)/N over all channels together, whatever the
+ *           ranks per node or their placement);
+ *   AG(k)   node allgatherv of the reduced shares from the leaders into every member's recvbuf.
+ * Every member starts the node phases in one order, RS(0) RS(1) AG(0) RS(2) AG(1) ... AG(K-1);
+ * a leader starts AG(k) once net(k) is done and net(k+1) once RS(k+1) is done, so the network
+ * step of a segment runs while the node reduces the next one and gathers the one before. The
+ * composition polls (compose.h): it never waits for one phase while another needs it.
+ *
+ * Where the shares live: the leader's own recvbuf at the share's place, so the network step and
+ * the allgather work in place; with MPI_IN_PLACE the input is in recvbuf, which the node's other
+ * members still read, so the leader reduces into a scratch of two segments' shares instead and
+ * the allgather sends from there.
  *
  * Order: the node reductions fold their members in rank order and the network folds the nodes
- * in node order, so non-commutative ops get the canonical order when every node holds a block of
- * consecutive ranks (nodes are numbered by their lowest member); otherwise they are not
- * supported here (the call falls back). The result is identical on every member (one
- * reduction, then copies). */
+ * in node order, so non-commutative ops get the canonical order when every node holds a block
+ * of consecutive ranks (nodes are numbered by their lowest member); otherwise they are not
+ * supported here (the call falls back). Every element's result is one reduction, copied: it is
+ * identical on every member. */
 #include "group/compose.h"
+#include "base/config.h"
+
+#include <stdlib.h>
+
+enum { RS = 0, AG = 2 }; /* pipe slots: RS(k) in RS + k % 2, AG(k) in AG + k % 2 */
 
 typedef struct compose_allreduce {
     size_t span;
+    /* The large form. */
+    int pipelined;
+    int shares;       /* L */
+    int share;        /* the share this member leads, or -1 */
+    size_t segment;   /* elements per segment (the last one may be shorter) */
+    size_t segments;  /* K */
+    size_t k;         /* the segment the pipeline is at */
+    size_t share_max; /* elements of the largest share of a segment */
+    size_t *counts;   /* [2][node size] reduce-scatter counts (elements); [2][2][node size]
+                         allgatherv counts and displacements (bytes) */
+    char *scratch;    /* in place, a leader: its share of two segments */
 } compose_allreduce_t;
 
 _Static_assert(sizeof(compose_allreduce_t) <= SHMCOLL_COMPOSE_STATE_BYTES, "state fits");
 
-static shmcoll_status_t allreduce_init(shmcoll_group_task_t *t) {
-    const shmcoll_group_map_t *map = &t->group->map;
+static void allreduce_fini(shmcoll_group_task_t *t) {
     compose_allreduce_t *s = SHMCOLL_COMPOSE_STATE(t, compose_allreduce_t);
-    if (!t->args->op->commutative)
-        for (int n = 0; n < map->nnodes; n++)
-            if (!shmcoll_group_map_block(map, n)) return SHMCOLL_ERR_NOT_SUPPORTED;
-    s->span = shmcoll_reduce_op_span(t->args->op, t->args->count);
+    free(s->counts);
+    free(s->scratch);
+}
+
+static shmcoll_status_t allreduce_init(shmcoll_group_task_t *t) {
+    const shmcoll_group_t *g = t->group;
+    const shmcoll_group_map_t *map = &g->map;
+    const shmcoll_coll_args_t *a = t->args;
+    compose_allreduce_t *s = SHMCOLL_COMPOSE_STATE(t, compose_allreduce_t);
+    if (!a->op->commutative && !shmcoll_compose_all_blocks(map)) return SHMCOLL_ERR_NOT_SUPPORTED;
+    *s = (compose_allreduce_t){.span = shmcoll_reduce_op_span(a->op, a->count), .share = -1};
+    const shmcoll_config_t *cfg = shmcoll_config();
+    if (s->span < cfg->net_split) /* the small form: one network step of the whole vector */
+        return shmcoll_net_fits(a->count) ? SHMCOLL_OK : SHMCOLL_ERR_NOT_SUPPORTED;
+
+    s->pipelined = 1;
+    s->shares = g->net.nchannels;
+    const size_t extent = a->op->extent;
+    s->segment = cfg->net_segment / extent;
+    if (s->segment < (size_t)s->shares) s->segment = (size_t)s->shares;
+    if (s->segment > (size_t)INT_MAX) s->segment = (size_t)INT_MAX; /* a share fits an int */
+    s->segments = (a->count + s->segment - 1) / s->segment;
+    s->share_max = (s->segment + (size_t)s->shares - 1) / (size_t)s->shares;
+    const int me = map->node_rank[g->rank], ns = map->node_size[g->node];
+    if (me < s->shares) s->share = me;
+    t->polls = 1;
+    s->counts = shmcoll_compose_malloc(6 * (size_t)ns * sizeof *s->counts);
+    if (!s->counts) return SHMCOLL_ERR_NO_MEMORY;
+    if (!a->sendbuf && s->share >= 0) {
+        s->scratch = shmcoll_compose_malloc(2 * s->share_max * extent);
+        if (!s->scratch) {
+            allreduce_fini(t);
+            return SHMCOLL_ERR_NO_MEMORY;
+        }
+    }
     return SHMCOLL_OK;
 }
 
-static shmcoll_status_t allreduce_progress(shmcoll_group_task_t *t) {
+/* ---- The small form ------------------------------------------------------------------------ */
+
+static shmcoll_status_t allreduce_small(shmcoll_group_task_t *t) {
     compose_allreduce_t *s = SHMCOLL_COMPOSE_STATE(t, compose_allreduce_t);
     const shmcoll_coll_args_t *a = t->args;
     SHMCOLL_RESUME_BEGIN(&t->pc);
@@ -61,5 +125,128 @@ static shmcoll_status_t allreduce_progress(shmcoll_group_task_t *t) {
     SHMCOLL_RESUME_END(&t->pc);
 }
 
-const shmcoll_compose_ops_t shmcoll_compose_allreduce_ops = {.init = allreduce_init,
-                                                             .progress = allreduce_progress};
+/* ---- The large form ------------------------------------------------------------------------ */
+
+/* Segment k: its first element and its elements. */
+static size_t segment_at(const compose_allreduce_t *s, const shmcoll_coll_args_t *a, size_t k,
+                         size_t *n) {
+    const size_t first = k * s->segment;
+    *n = a->count - first < s->segment ? a->count - first : s->segment;
+    return first;
+}
+
+/* Share c of n elements: its first element (shares as even as can be, in leader order). */
+static size_t share_at(size_t n, int c, int shares) {
+    return n * (size_t)c / (size_t)shares;
+}
+
+/* Where leader `share` keeps its share of segment k (its first element at segment element
+ * `at`): its recvbuf, or with MPI_IN_PLACE its scratch. */
+static char *share_buffer(const compose_allreduce_t *s, const shmcoll_coll_args_t *a, size_t k,
+                          size_t first, size_t at) {
+    if (s->scratch) return s->scratch + (k % 2) * s->share_max * a->op->extent;
+    return (char *)a->recvbuf + (first + at) * a->op->extent;
+}
+
+static void reduce_scatter_args(shmcoll_group_task_t *t, size_t k) {
+    compose_allreduce_t *s = SHMCOLL_COMPOSE_STATE(t, compose_allreduce_t);
+    const shmcoll_coll_args_t *a = t->args;
+    const int ns = t->group->map.node_size[t->group->node];
+    size_t n, *counts = s->counts + (k % 2) * (size_t)ns;
+    const size_t first = segment_at(s, a, k, &n), extent = a->op->extent;
+    for (int i = 0; i < ns; i++)
+        counts[i] = i < s->shares ? share_at(n, i + 1, s->shares) - share_at(n, i, s->shares) : 0;
+    const char *input = a->sendbuf ? a->sendbuf : a->recvbuf;
+    t->pipe_args[RS + k % 2] = (shmcoll_coll_args_t){
+        .kind = SHMCOLL_KIND_REDUCE_SCATTER,
+        .sendbuf = input + first * extent,
+        .recvbuf = s->share >= 0 ? share_buffer(s, a, k, first, share_at(n, s->share, s->shares))
+                                 : a->recvbuf,
+        .op = a->op,
+        .recvcounts = counts};
+}
+
+static void allgather_args(shmcoll_group_task_t *t, size_t k) {
+    compose_allreduce_t *s = SHMCOLL_COMPOSE_STATE(t, compose_allreduce_t);
+    const shmcoll_coll_args_t *a = t->args;
+    const int ns = t->group->map.node_size[t->group->node];
+    size_t n, *counts = s->counts + (2 + 2 * (k % 2)) * (size_t)ns, *displs = counts + ns;
+    const size_t first = segment_at(s, a, k, &n), extent = a->op->extent;
+    for (int i = 0; i < ns; i++) {
+        const size_t at = i < s->shares ? share_at(n, i, s->shares) : 0;
+        const size_t elems = i < s->shares ? share_at(n, i + 1, s->shares) - at : 0;
+        counts[i] = shmcoll_reduce_op_span(a->op, elems);
+        displs[i] = at * extent;
+    }
+    /* Not in place: every leader's share is at its place in its recvbuf (the allgather's own in
+     * place). In place: the leaders send from their scratch, the others nothing from anywhere
+     * (a pointer that is not NULL, since MPI_IN_PLACE is all or nothing). */
+    const void *send = NULL;
+    if (s->scratch)
+        send = share_buffer(s, a, k, first, 0);
+    else if (!a->sendbuf)
+        send = s;
+    t->pipe_args[AG + k % 2] = (shmcoll_coll_args_t){.kind = SHMCOLL_KIND_ALLGATHERV,
+                                                     .sendbuf = send,
+                                                     .recvbuf = (char *)a->recvbuf + first * extent,
+                                                     .recvcounts = counts,
+                                                     .rdispls = displs};
+}
+
+/* Whether this member leads a share of segment k that is not empty. */
+static int leads_segment(const compose_allreduce_t *s, const shmcoll_coll_args_t *a, size_t k) {
+    size_t n;
+    segment_at(s, a, k, &n);
+    return s->share >= 0 && share_at(n, s->share + 1, s->shares) > share_at(n, s->share, s->shares);
+}
+
+static shmcoll_status_t net_start(shmcoll_group_task_t *t, size_t k) {
+    compose_allreduce_t *s = SHMCOLL_COMPOSE_STATE(t, compose_allreduce_t);
+    const shmcoll_coll_args_t *a = t->args;
+    size_t n;
+    const size_t first = segment_at(s, a, k, &n), at = share_at(n, s->share, s->shares);
+    const size_t elems = share_at(n, s->share + 1, s->shares) - at;
+    t->net = (shmcoll_net_coll_t){.channel = s->share,
+                                  .args = {.kind = SHMCOLL_KIND_ALLREDUCE,
+                                           .recvbuf = share_buffer(s, a, k, first, at),
+                                           .count = elems,
+                                           .op = a->op,
+                                           .net_op = a->net_op}};
+    t->group->net.bytes += shmcoll_reduce_op_span(a->op, elems);
+    return shmcoll_compose_net_start(t);
+}
+
+static shmcoll_status_t allreduce_pipelined(shmcoll_group_task_t *t) {
+    compose_allreduce_t *s = SHMCOLL_COMPOSE_STATE(t, compose_allreduce_t);
+    const shmcoll_coll_args_t *a = t->args;
+    SHMCOLL_RESUME_BEGIN(&t->pc);
+    for (s->k = 0; s->k <= s->segments; s->k++) {
+        /* A slot's (and a scratch half's) previous segment is done before it is used again. */
+        if (s->k >= 2) SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_pipe_test(t, AG + s->k % 2));
+        if (s->k < s->segments) {
+            reduce_scatter_args(t, s->k);
+            SHMCOLL_CHECK(shmcoll_compose_pipe_start(t, RS + s->k % 2));
+        }
+        if (s->k >= 1) { /* segment k - 1: its network step, then its allgather */
+            if (leads_segment(s, a, s->k - 1))
+                SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_net_test(t));
+            allgather_args(t, s->k - 1);
+            SHMCOLL_CHECK(shmcoll_compose_pipe_start(t, AG + (s->k - 1) % 2));
+        }
+        if (s->k < s->segments) {
+            SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_pipe_test(t, RS + s->k % 2));
+            if (leads_segment(s, a, s->k)) SHMCOLL_CHECK(net_start(t, s->k));
+        }
+    }
+    SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_pipe_test(t, AG));
+    SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_pipe_test(t, AG + 1));
+    SHMCOLL_RESUME_END(&t->pc);
+}
+
+static shmcoll_status_t allreduce_progress(shmcoll_group_task_t *t) {
+    return SHMCOLL_COMPOSE_STATE(t, compose_allreduce_t)->pipelined ? allreduce_pipelined(t)
+                                                                    : allreduce_small(t);
+}
+
+const shmcoll_compose_ops_t shmcoll_compose_allreduce_ops = {
+    .init = allreduce_init, .progress = allreduce_progress, .fini = allreduce_fini};

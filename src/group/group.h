@@ -43,9 +43,12 @@ typedef struct shmcoll_group {
     int size;
     shmcoll_group_map_t map; /* every member's node and node rank */
     int node;                /* this member's node */
-    shmcoll_team_t *team;    /* this member's node team; NULL when it is alone on its node */
+    shmcoll_team_t *team;    /* this member's node team (of one member when alone on its node) */
     shmcoll_net_t net;       /* between the nodes; unused with one node */
+    struct shmcoll_group_op *inflight; /* the non-blocking composition in flight (compose.h) */
 } shmcoll_group_t;
+
+typedef struct shmcoll_group_op shmcoll_group_op_t;
 
 /* The member `rank` of the group as its node team knows it. */
 static inline int shmcoll_group_node_rank(const shmcoll_group_t *g, int rank) {

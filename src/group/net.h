@@ -12,6 +12,7 @@
 #include "base/status.h"
 #include "core/coll_args.h"
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,15 @@ typedef struct shmcoll_net_coll {
     int channel;
     shmcoll_coll_args_t args;
 } shmcoll_net_coll_t;
+
+/* Leaders per node at most. */
+#define SHMCOLL_NET_MAX_CHANNELS 8
+
+/* Whether a count of a network step fits what the MPI library takes (an int). A composition
+ * checks its steps at init, from values every member shares, and declines otherwise. */
+static inline int shmcoll_net_fits(size_t count) {
+    return count <= (size_t)INT_MAX;
+}
 
 typedef struct shmcoll_net {
     int nchannels; /* leaders per node */

@@ -18,27 +18,27 @@
 #include "kernels/copy_isa.h"
 
 #include <immintrin.h>
-#include <stdint.h>
 #include <string.h>
 
 enum { VEC = 32, LINE = 64, PREFETCH_AHEAD = 512 };
 
-/* 128 bytes: four unaligned loads, then four stores. */
-static inline void copy_128(unsigned char *d, const unsigned char *s) {
-    __m256i v0 = _mm256_loadu_si256((const __m256i *)s);
-    __m256i v1 = _mm256_loadu_si256((const __m256i *)(s + VEC));
-    __m256i v2 = _mm256_loadu_si256((const __m256i *)(s + 2 * VEC));
-    __m256i v3 = _mm256_loadu_si256((const __m256i *)(s + 3 * VEC));
-    _mm256_storeu_si256((__m256i *)d, v0);
-    _mm256_storeu_si256((__m256i *)(d + VEC), v1);
-    _mm256_storeu_si256((__m256i *)(d + 2 * VEC), v2);
-    _mm256_storeu_si256((__m256i *)(d + 3 * VEC), v3);
+/* 128 bytes: four unaligned loads, then four stores, streaming ones with `stream` (a constant
+ * at every call: each call inlines one kind). */
+static inline void copy_128(unsigned char *d, const unsigned char *s, int stream) {
+    __m256i v[4];
+    for (int k = 0; k < 4; k++) v[k] = _mm256_loadu_si256((const __m256i *)(s + k * VEC));
+    for (int k = 0; k < 4; k++) {
+        if (stream)
+            _mm256_stream_si256((__m256i *)(d + k * VEC), v[k]);
+        else
+            _mm256_storeu_si256((__m256i *)(d + k * VEC), v[k]);
+    }
 }
 
 void shmcoll_kernel_copy_temporal_avx2(void *dst, const void *src, size_t bytes) {
     unsigned char *d = dst;
     const unsigned char *s = src;
-    for (; bytes >= 4 * VEC; d += 4 * VEC, s += 4 * VEC, bytes -= 4 * VEC) copy_128(d, s);
+    for (; bytes >= 4 * VEC; d += 4 * VEC, s += 4 * VEC, bytes -= 4 * VEC) copy_128(d, s, 0);
     if (bytes) memcpy(d, s, bytes); /* d and s may be NULL for an empty copy */
 }
 
@@ -77,7 +77,7 @@ void shmcoll_kernel_copy_memory_avx2(void *dst, const void *src, size_t bytes) {
             if (load_ahead)
                 for (size_t line = 0; line < GROUP; line += LINE)
                     __builtin_prefetch(sj + LOAD_AHEAD + line, 0, 3);
-            for (size_t i = 0; i < GROUP; i += 4 * VEC) copy_128(dj + i, sj + i);
+            for (size_t i = 0; i < GROUP; i += 4 * VEC) copy_128(dj + i, sj + i, 0);
         }
     }
     shmcoll_kernel_copy_temporal_avx2(d + STREAMS * part, s + STREAMS * part,
@@ -87,21 +87,11 @@ void shmcoll_kernel_copy_memory_avx2(void *dst, const void *src, size_t bytes) {
 void shmcoll_kernel_copy_stream_avx2(void *dst, const void *src, size_t bytes) {
     unsigned char *d = dst;
     const unsigned char *s = src;
-    size_t head = (size_t)(-(uintptr_t)d & (LINE - 1));
-    if (head > bytes) head = bytes;
-    memcpy(d, s, head);
-    d += head, s += head, bytes -= head;
+    shmcoll_kernel_copy_head(&d, &s, &bytes, LINE);
     for (; bytes >= 4 * VEC; d += 4 * VEC, s += 4 * VEC, bytes -= 4 * VEC) {
         _mm_prefetch((const char *)s + PREFETCH_AHEAD, _MM_HINT_T0);
         _mm_prefetch((const char *)s + PREFETCH_AHEAD + 64, _MM_HINT_T0);
-        __m256i v0 = _mm256_loadu_si256((const __m256i *)s);
-        __m256i v1 = _mm256_loadu_si256((const __m256i *)(s + VEC));
-        __m256i v2 = _mm256_loadu_si256((const __m256i *)(s + 2 * VEC));
-        __m256i v3 = _mm256_loadu_si256((const __m256i *)(s + 3 * VEC));
-        _mm256_stream_si256((__m256i *)d, v0);
-        _mm256_stream_si256((__m256i *)(d + VEC), v1);
-        _mm256_stream_si256((__m256i *)(d + 2 * VEC), v2);
-        _mm256_stream_si256((__m256i *)(d + 3 * VEC), v3);
+        copy_128(d, s, 1);
     }
     for (; bytes >= LINE; d += LINE, s += LINE, bytes -= LINE) {
         __m256i v0 = _mm256_loadu_si256((const __m256i *)s);

@@ -7,7 +7,6 @@
 #include "kernels/copy_isa.h"
 
 #include <immintrin.h>
-#include <stdint.h>
 #include <string.h>
 
 enum { VEC = 64, PREFETCH_AHEAD = 1024 };
@@ -15,10 +14,7 @@ enum { VEC = 64, PREFETCH_AHEAD = 1024 };
 void shmcoll_kernel_copy_stream_avx512(void *dst, const void *src, size_t bytes) {
     unsigned char *d = dst;
     const unsigned char *s = src;
-    size_t head = (size_t)(-(uintptr_t)d & (VEC - 1));
-    if (head > bytes) head = bytes;
-    memcpy(d, s, head);
-    d += head, s += head, bytes -= head;
+    shmcoll_kernel_copy_head(&d, &s, &bytes, VEC);
     for (; bytes >= 4 * VEC; d += 4 * VEC, s += 4 * VEC, bytes -= 4 * VEC) {
         for (int k = 0; k < 4; k++)
             _mm_prefetch((const char *)s + PREFETCH_AHEAD + k * VEC, _MM_HINT_T0);

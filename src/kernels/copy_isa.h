@@ -11,6 +11,18 @@
 #include "kernels/kernels.h"
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The head of a streaming copy: ordinary stores up to the first `line`-byte boundary of *dst (all
+ * of it when shorter), then *dst, *src and *bytes advanced past it. */
+static inline void shmcoll_kernel_copy_head(unsigned char **dst, const unsigned char **src,
+                                            size_t *bytes, size_t line) {
+    size_t head = (size_t)(-(uintptr_t)*dst & (line - 1));
+    if (head > *bytes) head = *bytes;
+    memcpy(*dst, *src, head);
+    *dst += head, *src += head, *bytes -= head;
+}
 
 /* A temporal copy loop: ordinary stores, any alignment, any size. */
 void shmcoll_kernel_copy_temporal_avx2(void *dst, const void *src, size_t bytes);

@@ -156,3 +156,8 @@ uint64_t shmcoll_mpi_call_bytes_sum(MPI_Datatype datatype, const void *counts, i
     }
     return shmcoll_mpi_call_bytes(datatype, total);
 }
+
+const void *shmcoll_mpi_call_sendbuf(int in_place, const void *sendbuf) {
+    static const char nothing;
+    return in_place ? NULL : sendbuf ? sendbuf : &nothing;
+}

@@ -75,6 +75,11 @@ shmcoll_status_t shmcoll_mpi_call_reject(shmcoll_mpi_call_t *call, const char *r
  * returns SHMCOLL_OK. */
 shmcoll_status_t shmcoll_mpi_call_local(shmcoll_mpi_call_t *call, const char *algo);
 
+/* The core's send buffer: NULL means in place there, so a user's NULL send buffer (valid with
+ * nothing to send) becomes a pointer to nothing instead; a rank sending nothing is then not
+ * read as one whose blocks are in its receive buffer. */
+const void *shmcoll_mpi_call_sendbuf(int in_place, const void *sendbuf);
+
 /* A copy made without the group (one process); counted in the DAV like the kernels' copies. */
 void shmcoll_mpi_call_copy(shmcoll_mpi_call_t *call, void *dst, const void *src, size_t bytes);
 

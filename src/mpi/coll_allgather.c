@@ -50,7 +50,7 @@ static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
         return shmcoll_mpi_call_local(call, "self");
     }
     call->args.kind = a->varying ? SHMCOLL_KIND_ALLGATHERV : SHMCOLL_KIND_ALLGATHER;
-    call->args.sendbuf = in_place ? NULL : send->base;
+    call->args.sendbuf = shmcoll_mpi_call_sendbuf(in_place, send->base);
     call->args.recvbuf = recv->base;
     call->args.count = recv->block;
     call->args.recvcounts = recv->bytes;

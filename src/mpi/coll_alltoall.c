@@ -53,7 +53,7 @@ static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
         return shmcoll_mpi_call_local(call, "self");
     }
     call->args.kind = a->varying ? SHMCOLL_KIND_ALLTOALLV : SHMCOLL_KIND_ALLTOALL;
-    call->args.sendbuf = in_place ? NULL : send->base;
+    call->args.sendbuf = shmcoll_mpi_call_sendbuf(in_place, send->base);
     call->args.sendcounts = send->bytes;
     call->args.sdispls = send->offsets;
     call->args.recvbuf = recv->base;

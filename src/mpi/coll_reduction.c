@@ -41,7 +41,7 @@ static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
         return shmcoll_mpi_call_local(call, "self");
     }
     call->args.kind = a->kind;
-    call->args.sendbuf = in_place ? NULL : a->sendbuf;
+    call->args.sendbuf = shmcoll_mpi_call_sendbuf(in_place, a->sendbuf);
     call->args.recvbuf = a->recvbuf;
     call->args.count = (size_t)a->count;
     call->args.root = a->root;

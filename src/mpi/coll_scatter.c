@@ -53,7 +53,7 @@ static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
         return shmcoll_mpi_call_local(call, "self");
     }
     call->args.kind = a->varying ? SHMCOLL_KIND_SCATTERV : SHMCOLL_KIND_SCATTER;
-    call->args.sendbuf = send->base;
+    call->args.sendbuf = is_root ? shmcoll_mpi_call_sendbuf(0, send->base) : NULL;
     call->args.sendcounts = send->bytes;
     call->args.sdispls = send->offsets;
     call->args.recvbuf = in_place ? NULL : recv->base;

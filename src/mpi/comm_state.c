@@ -5,16 +5,14 @@
  * decides from facts all ranks share, so "handled" comes out the same everywhere:
  *   intercommunicator (local fact, same on all ranks)       -> not handled
  *   one process                                              -> handled locally, no team
- *   MPI_Comm_split_type(SHARED) gives fewer than all ranks   -> not handled (spans nodes)
- *   shmcoll_team_create fails (all members agree on it)      -> not handled, warned once
- *   otherwise                                                -> a group of one node
- * The team is bootstrapped with PMPI_Allgather over the communicator itself. */
+ *   the group cannot be set up (all members agree on it)     -> not handled, warned once
+ *   otherwise                                                -> its group: one node team
+ *                                                               per node (group_setup.c) */
 #include "mpi/comm_state.h"
 
 #include "base/config.h"
 #include "base/log.h"
 
-#include <limits.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -25,16 +23,9 @@ static atomic_int team_failure_warned;
 
 /* Runs inside MPI_Comm_free and, for MPI_COMM_WORLD/SELF, in our MPI_Finalize. Destroying a team
  * is local (the segment is already unlinked), so it is safe at any of these points. */
-static void group_destroy(shmcoll_group_t *group) {
-    if (!group) return;
-    if (group->team) shmcoll_team_destroy(group->team);
-    shmcoll_group_map_fini(&group->map);
-    free(group);
-}
-
 static int state_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
     shmcoll_mpi_comm_t *state = attr;
-    group_destroy(state->group);
+    shmcoll_mpi_group_destroy(state->setup);
     free(state);
     return MPI_SUCCESS;
 }
@@ -80,19 +71,6 @@ static int counting_rank(MPI_Comm comm, int rank, int inter) {
     return remote_world == MPI_UNDEFINED || world_rank < remote_world;
 }
 
-static int bootstrap_allgather(void *ctx, const void *in, void *out, size_t bytes) {
-    if (bytes > INT_MAX) return 1;
-    int rc = PMPI_Allgather(in, (int)bytes, MPI_BYTE, out, (int)bytes, MPI_BYTE, *(MPI_Comm *)ctx);
-    return rc != MPI_SUCCESS;
-}
-
-/* Lets the MPI library progress the caller's other requests (and, for MPICH, its own network
- * layer) while a rank waits in shared memory. */
-static void progress_mpi(void *ctx) {
-    int flag;
-    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-}
-
 static void not_handled(shmcoll_mpi_comm_t *state, const char *reason) {
     state->kind = SHMCOLL_MPI_COMM_NOT_HANDLED;
     state->reason = reason;
@@ -109,48 +87,20 @@ static void setup(MPI_Comm comm, shmcoll_mpi_comm_t *state) {
         state->kind = SHMCOLL_MPI_COMM_SELF;
         return;
     }
-    MPI_Comm node;
-    int node_size = 0;
-    if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) {
-        not_handled(state, "MPI_Comm_split_type failed");
-        return;
-    }
-    PMPI_Comm_size(node, &node_size);
-    PMPI_Comm_free(&node);
-    if (node_size != state->size) {
-        not_handled(state, "the communicator spans more than one node");
-        return;
-    }
-
-    /* The group first: a member that cannot have one makes team creation fail everywhere. */
-    shmcoll_group_t *group = calloc(1, sizeof *group);
-    int labels[state->size];
-    for (int r = 0; r < state->size; r++) labels[r] = 0; /* one node */
-    const int ready =
-        group && shmcoll_group_map_init(&group->map, labels, state->size) == SHMCOLL_OK;
-    shmcoll_bootstrap_t bootstrap = {.rank = state->rank,
-                                     .size = state->size,
-                                     .allgather = bootstrap_allgather,
-                                     .ctx = &comm,
-                                     .unready = !ready};
-    shmcoll_team_t *team = NULL;
-    shmcoll_status_t status = shmcoll_team_create(&bootstrap, &team);
+    const char *reason = NULL;
+    shmcoll_status_t status =
+        shmcoll_mpi_group_setup(comm, state->rank, state->size, &state->setup, &reason);
     if (status != SHMCOLL_OK) {
-        /* All members got the same status (team creation agrees on it), so all fall back. */
-        if (state->rank == 0 && !atomic_exchange(&team_failure_warned, 1))
+        /* Every rank got the same outcome (group setup agrees on it), so all fall back. */
+        if (status != SHMCOLL_ERR_NOT_SUPPORTED && state->rank == 0 &&
+            !atomic_exchange(&team_failure_warned, 1))
             shmcoll_log_warn("no shared memory for a communicator of %d processes (%s, in %s); "
                              "its collectives go to the MPI library",
-                             state->size, shmcoll_status_string(status), shmcoll_config()->shm_dir);
-        not_handled(state, shmcoll_status_string(status));
-        group_destroy(group);
+                             state->size, reason, shmcoll_config()->shm_dir);
+        not_handled(state, reason);
         return;
     }
-    team->progress = progress_mpi;
-    team->progress_ctx = NULL;
-    group->rank = state->rank;
-    group->size = state->size;
-    group->team = team;
-    state->group = group;
+    state->group = &state->setup->group;
     state->kind = SHMCOLL_MPI_COMM_GROUP;
 }
 

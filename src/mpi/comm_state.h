@@ -9,7 +9,7 @@
 #define SHMCOLL_MPI_COMM_STATE_H
 
 #include "base/status.h"
-#include "group/group.h"
+#include "mpi/group_setup.h"
 
 #include <mpi.h>
 
@@ -27,7 +27,8 @@ typedef struct shmcoll_mpi_comm {
     int counts; /* this rank counts the communicator's operations in the statistics */
     shmcoll_mpi_comm_kind_t kind;
     const char *reason;     /* why the communicator is not handled */
-    shmcoll_group_t *group; /* for SHMCOLL_MPI_COMM_GROUP */
+    shmcoll_group_t *group; /* for SHMCOLL_MPI_COMM_GROUP: &setup->group */
+    shmcoll_mpi_group_t *setup;
 } shmcoll_mpi_comm_t;
 
 /* Creates the attribute keyval (part of the one-time setup). */

@@ -13,19 +13,32 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "kernels/kernels.h"
+#include "select/tune.h"
 #include "shmcoll.h"
 
 #include <mpi.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static atomic_int ready;
 static int world_rank = -1;
 
+/* The first line of the MPI library's version, for the tuning files' fingerprint. */
+static void tell_tune_the_library(void) {
+    char text[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    PMPI_Get_library_version(text, &len);
+    text[len < (int)sizeof text ? len : (int)sizeof text - 1] = '\0';
+    text[strcspn(text, "\n")] = '\0';
+    shmcoll_tune_set_mpi_library(text);
+}
+
 static void init_global(void) {
     PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     shmcoll_log_set_rank(world_rank);
+    tell_tune_the_library();
     shmcoll_mpi_datatype_init();
     shmcoll_mpi_op_init();
     if (shmcoll_mpi_comm_state_init() != SHMCOLL_OK) {

@@ -64,7 +64,8 @@ shmcoll_status_t shmcoll_mpi_op_translate(MPI_Datatype datatype, MPI_Op op,
         *reason = "invalid datatype or op";
         return SHMCOLL_ERR_NOT_SUPPORTED;
     }
-    ctx->type_size = layout.size;
+    *ctx = (shmcoll_mpi_op_ctx_t){
+        .datatype = datatype, .op = op, .extent = layout.extent, .type_size = layout.size};
     int index = op_index(op);
     if (layout.predefined && index >= 0) {
         shmcoll_reduce_fn kernel = shmcoll_kernel_reduce(layout.dtype, op_names[index].opcode);
@@ -92,8 +93,6 @@ shmcoll_status_t shmcoll_mpi_op_translate(MPI_Datatype datatype, MPI_Op op,
         *reason = "invalid op";
         return SHMCOLL_ERR_NOT_SUPPORTED;
     }
-    *ctx = (shmcoll_mpi_op_ctx_t){
-        .datatype = datatype, .op = op, .extent = layout.extent, .type_size = layout.size};
     *rop = (shmcoll_reduce_op_t){.kernel = NULL,
                                  .user_fn = reduce_local,
                                  .user_ctx = ctx,

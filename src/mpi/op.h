@@ -20,7 +20,7 @@
 
 #include <mpi.h>
 
-/* What the trampoline needs; lives on the wrapper's stack for the duration of one call. */
+/* What the trampoline and the network (mpi/net.c) need: the call's datatype and op. */
 typedef struct shmcoll_mpi_op_ctx {
     MPI_Datatype datatype;
     MPI_Op op;
@@ -31,7 +31,7 @@ typedef struct shmcoll_mpi_op_ctx {
 /* Builds the names used in messages (part of the one-time setup, after the datatype table). */
 void shmcoll_mpi_op_init(void);
 
-/* Describes reducing `datatype` with `op`; ctx->type_size is set whenever the datatype is valid.
+/* Describes reducing `datatype` with `op`; ctx is set whenever the datatype is valid.
  *
  * rop->size is the element's data span (end of its last data byte), which for MPI_SHORT_INT is
  * its extent 8, not its size 6 (short at 0, int at 4): shmcoll_reduce_op_span() must cover the

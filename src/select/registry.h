@@ -29,7 +29,7 @@ typedef struct shmcoll_algo {
      * no model; such rows are preferred in registry order where they support the call (the
      * single-copy and one-step rows: measured faster wherever they apply, see their rows). */
     double (*cost)(const shmcoll_select_args_t *args, const shmcoll_select_team_t *team);
-    const shmcoll_task_ops_t *ops;
+    const shmcoll_task_ops_t *ops; /* NULL: the MPI library's own algorithm (@mpi) */
     shmcoll_task_params_t params;
 } shmcoll_algo_t;
 

@@ -56,7 +56,8 @@ static shmcoll_status_t prepare(shmcoll_team_t *team, const shmcoll_coll_args_t 
                                           .commutative = info->reduces && op->commutative,
                                           .in_place = info->in_place && !args->sendbuf};
     if (!algo) algo = shmcoll_select_for_team(team, &select);
-    if (!algo || !shmcoll_algo_serves(algo, args->kind)) return SHMCOLL_ERR_NOT_SUPPORTED;
+    if (!algo || !algo->ops || !shmcoll_algo_serves(algo, args->kind))
+        return SHMCOLL_ERR_NOT_SUPPORTED; /* nothing serves it, or @mpi was chosen */
     task->ops = algo->ops;
     task->params = algo->params;
     task->algo = algo->name;
@@ -105,15 +106,11 @@ shmcoll_status_t shmcoll_barrier(shmcoll_team_t *team) {
     return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = SHMCOLL_KIND_BARRIER});
 }
 
-shmcoll_status_t shmcoll_bcast(shmcoll_team_t *team, void *buf, size_t bytes, int root) {
-    return shmcoll_coll_run(
-        team, &(shmcoll_coll_args_t){
-                  .kind = SHMCOLL_KIND_BCAST, .recvbuf = buf, .count = bytes, .root = root});
-}
-
-static shmcoll_status_t reduction(shmcoll_team_t *team, shmcoll_coll_kind_t kind,
-                                  const void *sendbuf, void *recvbuf, size_t count,
-                                  const size_t *counts, const shmcoll_reduce_op_t *op, int root) {
+/* The kinds whose blocks are `count` bytes each, or elements of `op` (reduce_scatter: counts[j]
+ * elements for block j). */
+static shmcoll_status_t counted(shmcoll_team_t *team, shmcoll_coll_kind_t kind, const void *sendbuf,
+                                void *recvbuf, size_t count, const size_t *counts,
+                                const shmcoll_reduce_op_t *op, int root) {
     return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = kind,
                                                          .sendbuf = sendbuf,
                                                          .recvbuf = recvbuf,
@@ -123,43 +120,59 @@ static shmcoll_status_t reduction(shmcoll_team_t *team, shmcoll_coll_kind_t kind
                                                          .root = root});
 }
 
+shmcoll_status_t shmcoll_bcast(shmcoll_team_t *team, void *buf, size_t bytes, int root) {
+    return counted(team, SHMCOLL_KIND_BCAST, NULL, buf, bytes, NULL, NULL, root);
+}
+
 shmcoll_status_t shmcoll_reduce(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
                                 size_t count, const shmcoll_reduce_op_t *op, int root) {
-    return reduction(team, SHMCOLL_KIND_REDUCE, sendbuf, recvbuf, count, NULL, op, root);
+    return counted(team, SHMCOLL_KIND_REDUCE, sendbuf, recvbuf, count, NULL, op, root);
 }
 
 shmcoll_status_t shmcoll_allreduce(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
                                    size_t count, const shmcoll_reduce_op_t *op) {
-    return reduction(team, SHMCOLL_KIND_ALLREDUCE, sendbuf, recvbuf, count, NULL, op, 0);
+    return counted(team, SHMCOLL_KIND_ALLREDUCE, sendbuf, recvbuf, count, NULL, op, 0);
 }
 
 shmcoll_status_t shmcoll_reduce_scatter(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
                                         const size_t *counts, const shmcoll_reduce_op_t *op) {
-    return reduction(team, SHMCOLL_KIND_REDUCE_SCATTER, sendbuf, recvbuf, 0, counts, op, 0);
+    return counted(team, SHMCOLL_KIND_REDUCE_SCATTER, sendbuf, recvbuf, 0, counts, op, 0);
 }
 
 shmcoll_status_t shmcoll_reduce_scatter_block(shmcoll_team_t *team, const void *sendbuf,
                                               void *recvbuf, size_t count,
                                               const shmcoll_reduce_op_t *op) {
-    return reduction(team, SHMCOLL_KIND_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, count, NULL, op, 0);
+    return counted(team, SHMCOLL_KIND_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, count, NULL, op, 0);
 }
 
 shmcoll_status_t shmcoll_scan(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
                               size_t count, const shmcoll_reduce_op_t *op) {
-    return reduction(team, SHMCOLL_KIND_SCAN, sendbuf, recvbuf, count, NULL, op, 0);
+    return counted(team, SHMCOLL_KIND_SCAN, sendbuf, recvbuf, count, NULL, op, 0);
 }
 
 shmcoll_status_t shmcoll_exscan(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
                                 size_t count, const shmcoll_reduce_op_t *op) {
-    return reduction(team, SHMCOLL_KIND_EXSCAN, sendbuf, recvbuf, count, NULL, op, 0);
+    return counted(team, SHMCOLL_KIND_EXSCAN, sendbuf, recvbuf, count, NULL, op, 0);
 }
 
 shmcoll_status_t shmcoll_allgather(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
                                    size_t bytes) {
-    return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = SHMCOLL_KIND_ALLGATHER,
-                                                         .sendbuf = sendbuf,
-                                                         .recvbuf = recvbuf,
-                                                         .count = bytes});
+    return counted(team, SHMCOLL_KIND_ALLGATHER, sendbuf, recvbuf, bytes, NULL, NULL, 0);
+}
+
+shmcoll_status_t shmcoll_gather(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                size_t bytes, int root) {
+    return counted(team, SHMCOLL_KIND_GATHER, sendbuf, recvbuf, bytes, NULL, NULL, root);
+}
+
+shmcoll_status_t shmcoll_scatter(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                 size_t bytes, int root) {
+    return counted(team, SHMCOLL_KIND_SCATTER, sendbuf, recvbuf, bytes, NULL, NULL, root);
+}
+
+shmcoll_status_t shmcoll_alltoall(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
+                                  size_t bytes) {
+    return counted(team, SHMCOLL_KIND_ALLTOALL, sendbuf, recvbuf, bytes, NULL, NULL, 0);
 }
 
 shmcoll_status_t shmcoll_allgatherv(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
@@ -169,15 +182,6 @@ shmcoll_status_t shmcoll_allgatherv(shmcoll_team_t *team, const void *sendbuf, v
                                                          .recvbuf = recvbuf,
                                                          .recvcounts = recvbytes,
                                                          .rdispls = displs});
-}
-
-shmcoll_status_t shmcoll_gather(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                size_t bytes, int root) {
-    return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = SHMCOLL_KIND_GATHER,
-                                                         .sendbuf = sendbuf,
-                                                         .recvbuf = recvbuf,
-                                                         .count = bytes,
-                                                         .root = root});
 }
 
 shmcoll_status_t shmcoll_gatherv(shmcoll_team_t *team, const void *sendbuf, size_t sendbytes,
@@ -192,15 +196,6 @@ shmcoll_status_t shmcoll_gatherv(shmcoll_team_t *team, const void *sendbuf, size
                                                          .root = root});
 }
 
-shmcoll_status_t shmcoll_scatter(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                 size_t bytes, int root) {
-    return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = SHMCOLL_KIND_SCATTER,
-                                                         .sendbuf = sendbuf,
-                                                         .recvbuf = recvbuf,
-                                                         .count = bytes,
-                                                         .root = root});
-}
-
 shmcoll_status_t shmcoll_scatterv(shmcoll_team_t *team, const void *sendbuf,
                                   const size_t *sendbytes, const size_t *displs, void *recvbuf,
                                   size_t recvbytes, int root) {
@@ -211,14 +206,6 @@ shmcoll_status_t shmcoll_scatterv(shmcoll_team_t *team, const void *sendbuf,
                                                          .recvbuf = recvbuf,
                                                          .recvbytes = recvbytes,
                                                          .root = root});
-}
-
-shmcoll_status_t shmcoll_alltoall(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
-                                  size_t bytes) {
-    return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = SHMCOLL_KIND_ALLTOALL,
-                                                         .sendbuf = sendbuf,
-                                                         .recvbuf = recvbuf,
-                                                         .count = bytes});
 }
 
 shmcoll_status_t shmcoll_alltoallv(shmcoll_team_t *team, const void *sendbuf,

@@ -1,6 +1,7 @@
 #include "select/tune.h"
 #include "base/config.h"
 #include "base/log.h"
+#include "shmcoll.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int parse_size(const char *text, size_t len, size_t *out) {
     char buf[32];
@@ -29,7 +31,7 @@ static shmcoll_status_t bad(char *error, size_t len, const char *what, const cha
 /* One choice "[band:]@algo" of `kind`, the text [s, e). */
 static shmcoll_status_t parse_choice(const char *s, const char *e, shmcoll_coll_kind_t kind,
                                      shmcoll_tune_t *tune, char *error, size_t len) {
-    shmcoll_tune_rule_t rule = {.kind = kind, .lo = 0, .hi = SIZE_MAX};
+    shmcoll_tune_rule_t rule = {.kind = kind, .members = tune->members, .lo = 0, .hi = SIZE_MAX};
     const char *at = memchr(s, '@', (size_t)(e - s));
     if (!at) return bad(error, len, "a choice needs '@algorithm':", s, (size_t)(e - s));
     if (at > s) {
@@ -91,37 +93,57 @@ static shmcoll_status_t parse_rule(const char *s, const char *e, shmcoll_tune_t 
     return SHMCOLL_OK;
 }
 
+/* The value of a "# <name>: <value>" line, or NULL. */
+static const char *directive(const char *line, const char *name) {
+    while (isspace((unsigned char)*line)) line++;
+    if (*line++ != '#') return NULL;
+    while (*line == ' ') line++;
+    const size_t n = strlen(name);
+    if (strncmp(line, name, n) || line[n] != ':') return NULL;
+    line += n + 1;
+    while (*line == ' ') line++;
+    return line;
+}
+
 shmcoll_status_t shmcoll_tune_parse(const char *text, shmcoll_tune_t *tune, char *error,
                                     size_t error_len) {
-    /* Drop spaces and comments; rules end at ';' or a newline. */
-    size_t cap = strlen(text) + 1;
-    char *clean = malloc(cap), *w = clean;
-    if (!clean) return SHMCOLL_ERR_NO_MEMORY;
-    for (const char *r = text; *r; r++) {
-        if (*r == '#')
-            while (r[1] && r[1] != '\n') r++;
-        else if (*r == '\n')
-            *w++ = ';';
-        else if (!isspace((unsigned char)*r))
-            *w++ = *r;
-    }
-    *w = '\0';
+    /* Line by line: "# members: n" directives; otherwise spaces and comments dropped, rules
+     * separated by ';'. */
+    char *copy = strdup(text);
+    if (!copy) return SHMCOLL_ERR_NO_MEMORY;
     shmcoll_status_t status = SHMCOLL_OK;
-    for (char *s = clean; *s && status == SHMCOLL_OK;) {
-        char *semi = strchr(s, ';');
-        char *end = semi ? semi : s + strlen(s);
-        if (end > s) status = parse_rule(s, end, tune, error, error_len);
-        s = semi ? semi + 1 : end;
+    char *next = copy;
+    while (next && status == SHMCOLL_OK) {
+        char *line = next, *newline = strchr(line, '\n');
+        if (newline) *newline = '\0';
+        next = newline ? newline + 1 : NULL;
+        const char *members = directive(line, "members");
+        if (members) {
+            tune->members = atoi(members);
+            continue;
+        }
+        char *w = line;
+        for (const char *r = line; *r && *r != '#'; r++)
+            if (!isspace((unsigned char)*r)) *w++ = *r;
+        *w = '\0';
+        for (char *s = line; *s && status == SHMCOLL_OK;) {
+            char *semi = strchr(s, ';');
+            char *end = semi ? semi : s + strlen(s);
+            if (end > s) status = parse_rule(s, end, tune, error, error_len);
+            s = semi ? semi + 1 : end;
+        }
     }
-    free(clean);
+    free(copy);
     return status;
 }
 
 const shmcoll_tune_rule_t *shmcoll_tune_lookup(const shmcoll_tune_t *tune, shmcoll_coll_kind_t kind,
-                                               size_t bytes) {
+                                               size_t bytes, int members) {
     for (int i = tune->nrules - 1; i >= 0; i--) {
         const shmcoll_tune_rule_t *r = &tune->rules[i];
-        if (r->kind == kind && bytes >= r->lo && bytes < r->hi) return r;
+        if (r->kind == kind && (!r->members || r->members == members) && bytes >= r->lo &&
+            bytes < r->hi)
+            return r;
     }
     return NULL;
 }
@@ -129,6 +151,61 @@ const shmcoll_tune_rule_t *shmcoll_tune_lookup(const shmcoll_tune_t *tune, shmco
 static pthread_mutex_t tune_lock = PTHREAD_MUTEX_INITIALIZER;
 static shmcoll_tune_t current;
 static char *current_key; /* "<file>\n<variable>" the rules were parsed from */
+static char mpi_library[160] = "none";
+
+int shmcoll_tune_default_path(char *path, size_t len) {
+    const char *dir = getenv("SHMCOLL_TUNE_DIR"), *cache = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    int n;
+    if (dir && *dir)
+        n = snprintf(path, len, "%s/shmcoll.tune", dir);
+    else if (cache && *cache)
+        n = snprintf(path, len, "%s/shmcoll/shmcoll.tune", cache);
+    else if (home && *home)
+        n = snprintf(path, len, "%s/.cache/shmcoll/shmcoll.tune", home);
+    else
+        return 0;
+    return n > 0 && (size_t)n < len;
+}
+
+void shmcoll_tune_set_mpi_library(const char *line) {
+    pthread_mutex_lock(&tune_lock);
+    size_t n = 0; /* blanks folded into one space, so the fingerprint is one plain line */
+    for (const char *c = line; *c && n + 1 < sizeof mpi_library; c++) {
+        const int blank = isspace((unsigned char)*c);
+        if (blank && (n == 0 || mpi_library[n - 1] == ' ')) continue;
+        mpi_library[n++] = blank ? ' ' : *c;
+    }
+    mpi_library[n] = '\0';
+    pthread_mutex_unlock(&tune_lock);
+}
+
+/* The first line of `path` starting with `key`, what follows it (trimmed), or "?". */
+static void file_field(const char *path, const char *key, char *out, size_t len) {
+    snprintf(out, len, "?");
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[512];
+    const size_t n = strlen(key);
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, n)) continue;
+        const char *v = line + n;
+        while (*v == ' ' || *v == '\t' || *v == ':') v++;
+        snprintf(out, len, "%s", v);
+        out[strcspn(out, "\n")] = '\0';
+        break;
+    }
+    fclose(f);
+}
+
+void shmcoll_tune_fingerprint(char *out, size_t len) {
+    char cpu[128], l2[32], l3[32];
+    file_field("/proc/cpuinfo", "model name", cpu, sizeof cpu);
+    file_field("/sys/devices/system/cpu/cpu0/cache/index2/size", "", l2, sizeof l2);
+    file_field("/sys/devices/system/cpu/cpu0/cache/index3/size", "", l3, sizeof l3);
+    snprintf(out, len, "cpu=%s; cores=%ld; caches=%s/%s; mpi=%s; shmcoll=%s", cpu,
+             sysconf(_SC_NPROCESSORS_ONLN), l2, l3, mpi_library, SHMCOLL_VERSION_STRING);
+}
 
 static char *read_file(const char *path) {
     FILE *f = fopen(path, "r");
@@ -143,28 +220,58 @@ static char *read_file(const char *path) {
     return text;
 }
 
+/* Whether the file `text` was measured here: its fingerprint line is this process's. */
+static int measured_here(const char *text, const char *path) {
+    char mine[512];
+    shmcoll_tune_fingerprint(mine, sizeof mine);
+    for (const char *line = text; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        const char *theirs = directive(line, "fingerprint");
+        if (!theirs) continue;
+        const size_t n = strcspn(theirs, "\n");
+        if (n == strlen(mine) && !strncmp(theirs, mine, n)) return 1;
+        shmcoll_log_verbose("tuning file %s was measured elsewhere (%.*s; here: %s): ignored", path,
+                            (int)n, theirs, mine);
+        return 0;
+    }
+    shmcoll_log_verbose("tuning file %s has no fingerprint: ignored", path);
+    return 0;
+}
+
+/* The rules of the tuning file (SHMCOLL_TUNE_FILE, or the default one when it exists and was
+ * measured here) into `tune`. */
+static void load_file(const char *configured, shmcoll_tune_t *tune) {
+    char path[4096];
+    const int chosen = *configured;
+    if (chosen)
+        snprintf(path, sizeof path, "%s", configured);
+    else if (!shmcoll_tune_default_path(path, sizeof path))
+        return;
+    char *text = read_file(path);
+    if (!text) {
+        if (chosen) shmcoll_log_error("SHMCOLL_TUNE_FILE: cannot read %s; ignored", path);
+        return;
+    }
+    char error[256] = "";
+    /* A file named by the user applies whatever its fingerprint; the default one only here. */
+    if ((chosen || measured_here(text, path)) &&
+        shmcoll_tune_parse(text, tune, error, sizeof error) != SHMCOLL_OK) {
+        shmcoll_log_error("%s (in %s); tuning file ignored", error, path);
+        tune->nrules = 0;
+    }
+    tune->members = 0;
+    free(text);
+}
+
 const shmcoll_tune_t *shmcoll_tune_current(void) {
     const shmcoll_config_t *config = shmcoll_config();
     char key[4096];
     snprintf(key, sizeof key, "%s\n%s", config->tune_file, config->tune);
     pthread_mutex_lock(&tune_lock);
     if (!current_key || strcmp(current_key, key)) {
-        current.nrules = 0;
+        current.nrules = current.members = 0;
+        load_file(config->tune_file, &current);
+        const int from_file = current.nrules;
         char error[256] = "";
-        shmcoll_status_t status = SHMCOLL_OK;
-        if (*config->tune_file) {
-            char *text = read_file(config->tune_file);
-            if (!text) {
-                shmcoll_log_error("SHMCOLL_TUNE_FILE: cannot read %s; ignored", config->tune_file);
-            } else {
-                status = shmcoll_tune_parse(text, &current, error, sizeof error);
-                if (status != SHMCOLL_OK)
-                    shmcoll_log_error("%s (in %s); tuning file ignored", error, config->tune_file);
-                free(text);
-            }
-        }
-        if (status != SHMCOLL_OK) current.nrules = 0;
-        int from_file = current.nrules;
         if (shmcoll_tune_parse(config->tune, &current, error, sizeof error) != SHMCOLL_OK) {
             shmcoll_log_error("%s; SHMCOLL_TUNE ignored", error);
             current.nrules = from_file;

@@ -7,7 +7,8 @@
  *     choice := [ band ':' ] '@' algorithm { '|' algorithm }
  *     band   := size '-' [ size ]          sizes like 0, 512, 4k, 2M, 1g; [lo, hi) in bytes
  * e.g. "allreduce:0-4k:@flat,4k-:@ma|split;bcast:@pipeline". A choice without a band covers every
- * size; "@a|b" is a fallback chain: the first of them that supports the call serves it.
+ * size; "@a|b" is a fallback chain: the first of them that supports the call serves it. "@mpi"
+ * names the MPI library's own algorithm (the call goes to PMPI_*, on every member alike).
  * Bytes mean the message: bcast payload, reduction vector. Later rules win over earlier ones, the
  * variable over the file. A choice whose algorithm cannot serve a call (supports() says no) is
  * skipped for that call and the cost model decides. */
@@ -23,12 +24,14 @@
 
 typedef struct shmcoll_tune_rule {
     shmcoll_coll_kind_t kind;
+    int members;   /* the team size it applies to; 0: any */
     size_t lo, hi; /* [lo, hi) */
     int nalgos;
     const shmcoll_algo_t *algos[SHMCOLL_TUNE_MAX_CHAIN]; /* tried in order */
 } shmcoll_tune_rule_t;
 
 typedef struct shmcoll_tune {
+    int members; /* while parsing: the team size the next rules apply to (0: any) */
     int nrules;
     shmcoll_tune_rule_t rules[SHMCOLL_TUNE_MAX_RULES];
 } shmcoll_tune_t;
@@ -37,11 +40,31 @@ typedef struct shmcoll_tune {
 shmcoll_status_t shmcoll_tune_parse(const char *text, shmcoll_tune_t *tune, char *error,
                                     size_t error_len);
 
-/* The last rule covering (kind, bytes), or NULL. */
+/* The last rule covering (kind, bytes) for a team of `members`, or NULL. */
 const shmcoll_tune_rule_t *shmcoll_tune_lookup(const shmcoll_tune_t *tune, shmcoll_coll_kind_t kind,
-                                               size_t bytes);
+                                               size_t bytes, int members);
 
-/* The rules of SHMCOLL_TUNE_FILE then SHMCOLL_TUNE, parsed when either setting changes. A bad
+/* ---- Tuning files -----------------------------------------------------------------------------
+ * A file holds rules as SHMCOLL_TUNE does, and two kinds of lines of its own:
+ *     # fingerprint: <text>   the machine and MPI library it was measured on (shmcoll-tune writes
+ *                             it): a file whose fingerprint is not this process's is ignored, with
+ *                             one line under SHMCOLL_VERBOSE=1;
+ *     # members: <n>          the rules after it apply to teams of n members only (a section per
+ *                             team size measured; 0 or none: every size).
+ * The file is SHMCOLL_TUNE_FILE, else the default one (shmcoll_tune_default_path) when it exists.
+ */
+
+/* The default tuning file: $SHMCOLL_TUNE_DIR/shmcoll.tune, else
+ * ${XDG_CACHE_HOME:-$HOME/.cache}/shmcoll/shmcoll.tune; 0 when no directory is known. */
+int shmcoll_tune_default_path(char *path, size_t len);
+
+/* What the running process is, for fingerprints: "cpu=<model>; cores=<n>; caches=<L2>/<L3> KiB;
+ * mpi=<library>; shmcoll=<version>". `mpi_library` is the MPI library's own version line (set by
+ * the MPI layer, shmcoll_tune_set_mpi_library; "none" without one). */
+void shmcoll_tune_fingerprint(char *out, size_t len);
+void shmcoll_tune_set_mpi_library(const char *line);
+
+/* The rules of the tuning file then SHMCOLL_TUNE, parsed when either setting changes. A bad
  * setting is reported once as an error naming the token, and ignored (the model decides). */
 const shmcoll_tune_t *shmcoll_tune_current(void);
 

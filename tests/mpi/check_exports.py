@@ -11,7 +11,7 @@ COLLECTIVES = ["MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Reduce_scatter_b
                "MPI_Gather", "MPI_Gatherv", "MPI_Scatter", "MPI_Scatterv", "MPI_Alltoall",
                "MPI_Alltoallv"]
 REQUIRED = ["MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Barrier",
-            "shmcoll_version", "shmcoll_stats_dav"] + COLLECTIVES
+            "shmcoll_version", "shmcoll_stats_dav", "shmcoll_fingerprint"] + COLLECTIVES
 LARGE_COUNT = [name + "_c" for name in COLLECTIVES]
 
 

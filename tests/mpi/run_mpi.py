@@ -16,6 +16,10 @@ Checks, by option:
   --expect-failure    the job must fail (non-zero exit), within --max-seconds
   --output-contains   text that must appear in the job's output (repeatable)
   --output-once       text that must appear exactly once (repeatable)
+
+With --cluster NODESxPPN the job runs across the simulated cluster (scripts/cluster.sh up first)
+through scripts/cluster-run.sh: NODES x PPN ranks, in blocks or, with --cyclic, round-robin; each
+node then has its own /dev/shm, so the segment directory is made, and checked, in every node.
 """
 import argparse
 import os
@@ -31,13 +35,43 @@ COLLS = ("barrier", "bcast", "reduce", "allreduce", "reduce_scatter_block", "red
          "alltoall", "alltoallv")
 HANDLED_RE = re.compile(r"^shmcoll: handled (\d+) calls, fell back (\d+)$")
 COLL_RE = re.compile(
-    r"^shmcoll: (\w+) calls=(\d+) bytes=(\d+) dav=(\d+) algo=([\w.+-]+:\d+(?:,[\w.+-]+:\d+)*)$")
+    r"^shmcoll: (\w+) calls=(\d+) bytes=(\d+) dav=(\d+)(?: net=\d+)? "
+    r"algo=([\w.+-]+:\d+(?:,[\w.+-]+:\d+)*)$")
 EXPECT_HANDLED_RE = re.compile(r"^expect: handled=(\d+) fellback=(\d+)$")
 EXPECT_COLL_RE = re.compile(r"^expect: (\w+) calls=(\d+) bytes=(\d+) pmpi=(\d+)$")
 EXPECT_DAV_RE = re.compile(r"^expect: (\w+) dav>=(\d+) dav<=(\d+)$")
 
 
+CLUSTER_SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir,
+                               "scripts")
+
+
+def cluster_layout(spec):
+    m = re.fullmatch(r"(\d+)x(\d+)", spec or "")
+    if not m or int(m.group(1)) < 1 or int(m.group(2)) < 1:
+        raise argparse.ArgumentTypeError(f"--cluster takes NODESxPPN, e.g. 2x2, not {spec!r}")
+    return int(m.group(1)), int(m.group(2))
+
+
+def in_cluster_nodes(nodes, *cmd):
+    """Runs cmd inside each of the first `nodes` nodes; returns their outputs."""
+    script = os.path.join(CLUSTER_SCRIPTS, "cluster.sh")
+    return [subprocess.run(["bash", script, "exec", str(i), *cmd], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, check=False).stdout
+            for i in range(nodes)]
+
+
 def launcher(args, env):
+    if args.cluster:
+        nodes, ppn = args.cluster
+        cmd = ["bash", os.path.join(CLUSTER_SCRIPTS, "cluster-run.sh"), args.flavour, str(nodes),
+               str(ppn), "--timeout", str(int(args.timeout))]
+        if args.cyclic:
+            cmd.append("--cyclic")
+        cmd += args.cluster_arg
+        for key, value in env.items():
+            cmd += ["--env", f"{key}={value}"]
+        return cmd + ["--"]
     if args.flavour == "openmpi":
         cmd = [args.mpiexec, "--allow-run-as-root", "--oversubscribe", "-n", str(args.n)]
         for key, value in env.items():
@@ -135,7 +169,13 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--flavour", required=True, choices=("mpich", "openmpi"))
     parser.add_argument("--mpiexec", required=True)
-    parser.add_argument("-n", type=int, required=True)
+    parser.add_argument("-n", type=int, help="number of ranks (with --cluster: NODES x PPN)")
+    parser.add_argument("--cluster", type=cluster_layout, metavar="NODESxPPN",
+                        help="run across the simulated cluster (scripts/cluster-run.sh)")
+    parser.add_argument("--cyclic", action="store_true",
+                        help="with --cluster: rank r on node r mod NODES")
+    parser.add_argument("--cluster-arg", action="append", default=[],
+                        help="one more option for cluster-run.sh (repeatable)")
     parser.add_argument("--env", action="append", default=[], help="KEY=VALUE for the ranks")
     parser.add_argument("--preload", help="library to LD_PRELOAD into the ranks")
     parser.add_argument("--check-stats", action="store_true")
@@ -151,10 +191,19 @@ def main():
     program = args.program[1:] if args.program[:1] == ["--"] else args.program
     if not program:
         parser.error("no program given")
+    if args.cluster:
+        if args.n not in (None, args.cluster[0] * args.cluster[1]):
+            parser.error("-n differs from NODES x PPN of --cluster")
+        args.n = args.cluster[0] * args.cluster[1]
+    elif args.n is None:
+        parser.error("-n is required (or --cluster)")
 
     base = "/dev/shm" if os.path.isdir("/dev/shm") else None
     shm_dir = tempfile.mkdtemp(prefix="shmcoll-test-", dir=base)
-    env = {"SHMCOLL_SHM_DIR": shm_dir}
+    if args.cluster:  # each node has a /dev/shm of its own
+        in_cluster_nodes(args.cluster[0], "mkdir", "-m", "700", "-p", shm_dir)
+    # No tuning file of the machine's: the tests choose their algorithms themselves.
+    env = {"SHMCOLL_SHM_DIR": shm_dir, "SHMCOLL_TUNE_DIR": shm_dir}
     if args.check_stats:
         env["SHMCOLL_STATS"] = "1"
     if args.disabled:
@@ -169,8 +218,10 @@ def main():
 
     start = time.monotonic()
     try:
+        # cluster-run.sh bounds the job itself and then cleans up the nodes: give it that time.
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              errors="replace", timeout=args.timeout)
+                              errors="replace",
+                              timeout=args.timeout + (30 if args.cluster else 0))
         rc, out, err = proc.returncode, proc.stdout, proc.stderr
     except subprocess.TimeoutExpired as e:
         rc = None
@@ -206,6 +257,10 @@ def main():
 
     left = os.listdir(shm_dir)
     shutil.rmtree(shm_dir, ignore_errors=True)
+    if args.cluster:
+        for i, out in enumerate(in_cluster_nodes(args.cluster[0], "sh", "-c",
+                                                 'ls -A "$1"; rm -rf "$1"', "-", shm_dir)):
+            left += [f"node{i}:{name}" for name in out.split()]
     if left:
         errors.append(f"segment(s) left behind: {left}")
 

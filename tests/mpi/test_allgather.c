@@ -187,6 +187,34 @@ static void test_against_pmpi(void) {
     free(send), free(mine), free(theirs);
 }
 
+/* alltoallv in which rank 0 sends nothing from a NULL send buffer (valid: it sends no element)
+ * while it receives from everyone: its NULL is not MPI_IN_PLACE, so nothing of its receive
+ * buffer may be sent. */
+static void test_null_sender(void) {
+    const int p = check_size, me = check_rank, n = 3;
+    int scounts[p], sdispls[p], rcounts[p], rdispls[p];
+    for (int q = 0; q < p; q++) {
+        scounts[q] = me == 0 ? 0 : n;
+        sdispls[q] = q * n;
+        rcounts[q] = q == 0 ? 0 : n;
+        rdispls[q] = q * n;
+    }
+    int *send = me == 0 ? NULL : check_alloc((size_t)(p * n) * sizeof(int));
+    int *recv = check_alloc((size_t)(p * n) * sizeof(int));
+    for (int i = 0; send && i < p * n; i++) send[i] = 1000 * me + i;
+    for (int i = 0; i < p * n; i++) recv[i] = -1;
+    MPI_Alltoallv(send, scounts, sdispls, MPI_INT, recv, rcounts, rdispls, MPI_INT, MPI_COMM_WORLD);
+    check_expect_share(CHECK_ALLTOALLV, MPI_COMM_WORLD, 1,
+                       me == 0 ? 0 : (uint64_t)(p * n) * sizeof(int));
+    for (int q = 0; q < p; q++)
+        for (int i = 0; i < n; i++) {
+            const int want = q == 0 ? -1 : 1000 * q + me * n + i;
+            CHECK(recv[q * n + i] == want, "alltoallv with a NULL sender: from %d [%d] %d, not %d",
+                  q, i, recv[q * n + i], want);
+        }
+    free(send), free(recv);
+}
+
 int main(int argc, char **argv) {
     check_init(&argc, &argv);
     for (size_t k = 0; k < NCOUNTS; k++)
@@ -197,5 +225,6 @@ int main(int argc, char **argv) {
                 test_alltoall(counts[k], in_place, large, varying);
             }
     test_against_pmpi();
+    test_null_sender();
     return check_finish("test_allgather");
 }

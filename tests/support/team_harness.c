@@ -177,6 +177,8 @@ static void child_main(const team_harness_spec_t *spec, int rank, const char *di
     if (getppid() != parent) _exit(99);
     shmcoll_log_set_rank(rank);
     setenv("SHMCOLL_SHM_DIR", dir, 1);
+    /* No tuning file of the machine's: the tests choose their algorithms themselves. */
+    setenv("SHMCOLL_TUNE_DIR", dir, 1);
     apply_env(spec->env);
     shmcoll_config_reload();
 

@@ -4,6 +4,7 @@
  * call, hierarchical ones only on hierarchical machines. */
 #include "check.h"
 #include "select/select.h"
+#include "shmcoll.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -33,12 +34,30 @@ int main(void) {
                              &tune, error, sizeof error) == SHMCOLL_OK,
           "valid string: %s", error);
     CHECK(tune.nrules == 3, "3 rules, got %d", tune.nrules);
-    const shmcoll_tune_rule_t *r = shmcoll_tune_lookup(&tune, SHMCOLL_KIND_ALLREDUCE, 4095);
+    const shmcoll_tune_rule_t *r = shmcoll_tune_lookup(&tune, SHMCOLL_KIND_ALLREDUCE, 4095, 2);
     CHECK(r && r->nalgos == 1 && !strcmp(r->algos[0]->name, "flat"), "4095 B -> flat");
-    r = shmcoll_tune_lookup(&tune, SHMCOLL_KIND_ALLREDUCE, 4096);
+    r = shmcoll_tune_lookup(&tune, SHMCOLL_KIND_ALLREDUCE, 4096, 2);
     CHECK(r && r->nalgos == 2 && !strcmp(r->algos[1]->name, "split"), "4 KiB -> ma|split");
-    CHECK(!shmcoll_tune_lookup(&tune, SHMCOLL_KIND_REDUCE, 10), "no rule for reduce");
-    CHECK(shmcoll_tune_lookup(&tune, SHMCOLL_KIND_BCAST, SIZE_MAX - 1), "bcast rule covers all");
+    CHECK(!shmcoll_tune_lookup(&tune, SHMCOLL_KIND_REDUCE, 10, 2), "no rule for reduce");
+    CHECK(shmcoll_tune_lookup(&tune, SHMCOLL_KIND_BCAST, SIZE_MAX - 1, 2), "bcast rule covers all");
+
+    /* Sections per team size, and the MPI library's own algorithm for every kind. */
+    shmcoll_tune_t sized = {0};
+    CHECK(shmcoll_tune_parse("# fingerprint: ignored here\n# members: 4\nalltoall:2M-:@mpi\n"
+                             "# members: 0\nbarrier:@mpi",
+                             &sized, error, sizeof error) == SHMCOLL_OK,
+          "sections: %s", error);
+    CHECK(shmcoll_tune_lookup(&sized, SHMCOLL_KIND_ALLTOALL, 4 << 20, 4), "4 members: rule");
+    CHECK(!shmcoll_tune_lookup(&sized, SHMCOLL_KIND_ALLTOALL, 4 << 20, 2), "2 members: none");
+    r = shmcoll_tune_lookup(&sized, SHMCOLL_KIND_BARRIER, 0, 7);
+    CHECK(r && !r->algos[0]->ops, "@mpi is the MPI library's (no task ops)");
+    for (int k = 0; k < SHMCOLL_KIND_COUNT; k++)
+        CHECK(shmcoll_algo_find((shmcoll_coll_kind_t)k, "mpi"), "@mpi serves %s",
+              shmcoll_coll_kind_name((shmcoll_coll_kind_t)k));
+    char print[512];
+    shmcoll_tune_fingerprint(print, sizeof print);
+    CHECK(strstr(print, "cores=") && strstr(print, "shmcoll=" SHMCOLL_VERSION_STRING),
+          "fingerprint: %s", print);
 
     check_bad("allreduse:@flat", "allreduse");
     check_bad("allreduce:@bogus", "bogus");
@@ -64,6 +83,10 @@ int main(void) {
           "non-commutative never cyclic");
     CHECK(strcmp(pick(SHMCOLL_KIND_BCAST, 1 << 20, 1, &flat2, NULL), "hier"),
           "no hierarchy -> no hier");
+    for (int k = 0; k < SHMCOLL_KIND_COUNT; k++)
+        CHECK(strcmp(pick((shmcoll_coll_kind_t)k, 64, 1, &flat2, NULL), "mpi"),
+              "the model never picks the MPI library (%s)",
+              shmcoll_coll_kind_name((shmcoll_coll_kind_t)k));
     CHECK(!strcmp(pick(SHMCOLL_KIND_ALLREDUCE, 16 << 20, 1, &flat2, &tune), "ma"), "tuned ma");
     CHECK(!strcmp(pick(SHMCOLL_KIND_ALLREDUCE, 16 << 20, 0, &flat2, &tune), "split"),
           "chain falls to split for non-commutative");

@@ -71,9 +71,10 @@ typedef struct shmcoll_bench_options {
     int root;      /* root of bcast, reduce, gather(v) and scatter(v) */
     shmcoll_bench_type_t type;
     shmcoll_bench_bust_t bust;
-    size_t bust_min; /* smallest size with an extra cache-busted row */
-    int copy;        /* measure the memcpy bandwidth of every size */
-    int csv;         /* machine-readable output */
+    size_t bust_min;      /* smallest size with an extra cache-busted row */
+    int copy;             /* measure the memcpy bandwidth of every size */
+    int csv;              /* machine-readable output */
+    const char *csv_file; /* --csv-file: the rows as CSV in this file too (table on stdout) */
 } shmcoll_bench_options_t;
 
 /* One measured case: a collective at one message size. The counts and displacements of this
@@ -165,6 +166,8 @@ double shmcoll_bench_copy_measure(void *dst, const void *src, size_t bytes, MPI_
 
 /* report.c: output on rank 0. */
 void shmcoll_bench_report_header(const shmcoll_bench_options_t *options, int nprocs);
+/* After the rows: the worst speedup and how many rows fell below 1.0x. */
+void shmcoll_bench_report_summary(const shmcoll_bench_options_t *options);
 void shmcoll_bench_report_row(const shmcoll_bench_options_t *options,
                               const shmcoll_bench_case_t *bcase,
                               const shmcoll_bench_result_t *result);

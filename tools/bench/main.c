@@ -140,6 +140,7 @@ int main(int argc, char **argv) {
         }
     }
 
+    if (rank == 0) shmcoll_bench_report_summary(&o);
     free(c.sendbuf);
     free(c.recvbuf);
     free(counts);

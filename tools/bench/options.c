@@ -1,6 +1,7 @@
 /* The command line of shmcoll-bench. Every rank parses the same argv, so every rank reaches the
  * same decision (run, help or error) without communicating; only rank 0 prints. */
 #include "bench.h"
+#include "shmcoll_mpi.h"
 
 #include <ctype.h>
 #include <getopt.h>
@@ -73,6 +74,13 @@ static void usage(FILE *out) {
         out,
         "usage: shmcoll-bench [options]\n"
         "Times the MPI library's collectives (PMPI_*) and shmcoll's (MPI_*) side by side.\n"
+        "\n"
+        "An MPI program: run it under the launcher of the MPI library it was built with, e.g.\n"
+        "mpiexec -n 8 shmcoll-bench. For each collective and size it measures both\n"
+        "implementations in the same run (warm-up, calibrated loops, alternating rounds, per-rank\n"
+        "mean, maximum over ranks), checks shmcoll's results, and prints one row on rank 0.\n"
+        "\n"
+        "options:\n"
         "  --coll LIST      collectives to run, comma-separated (default all):\n"
         "                   barrier, bcast, reduce, allreduce, reduce_scatter_block,\n"
         "                   reduce_scatter, scan, exscan, allgather, allgatherv, gather,\n"
@@ -93,8 +101,37 @@ static void usage(FILE *out) {
         "                   (default 64k)\n"
         "  --no-cache-bust-rows  no extra cache-busted rows\n"
         "  --no-copy        do not measure the memcpy bandwidth (copy GB/s column)\n"
-        "  --csv            machine-readable output\n"
-        "  --help           this text\n");
+        "  --csv            machine-readable output: CSV instead of the table\n"
+        "  --csv-file FILE  also write the results as CSV to FILE (the table, or --csv,\n"
+        "                   still goes to standard output); shmcoll-bench-plot draws it\n"
+        "  --fingerprint    print what this machine and MPI library are, as tuning files\n"
+        "                   record it (shmcoll-tune), and exit\n"
+        "  --help           this text\n"
+        "\n"
+        "output:\n"
+        "  Header lines (the MPI library, the machine, how times are taken, what a size\n"
+        "  means), then one row per collective and size: iterations, the MPI library's and\n"
+        "  shmcoll's time per call in microseconds, the speedup (MPI time / shmcoll time),\n"
+        "  DAV GB/s (bytes shmcoll's kernels loaded and stored per second) and copy GB/s\n"
+        "  (the memcpy bandwidth of all ranks at that size). Rows marked +cb rewrite the send\n"
+        "  buffer before every call. Last, the worst speedup and the rows below 1.0x.\n"
+        "  CSV: the header lines start with '#', then a line of column names:\n"
+        "  collective,cache_bust,bytes,count,type,p,iters,rounds,mpi_us,shmcoll_us,speedup,\n"
+        "  dav_bytes,dav_gbs,copy_gbs\n"
+        "\n"
+        "environment:\n"
+        "  The knobs of the library (SHMCOLL_*, see shmcoll-info) apply to the shmcoll column:\n"
+        "  SHMCOLL_TUNE=allreduce:@ma times one algorithm, SHMCOLL_DISABLE=1 makes both columns\n"
+        "  measure the MPI library.\n"
+        "\n"
+        "exit status:\n"
+        "  0 when every row was measured (or after --help, --fingerprint); 2 for a bad option;\n"
+        "  the run aborts (MPI_Abort) with 3 on a wrong result, naming the collective, size\n"
+        "  and rank, with 4 when a call fails, and with 1 when memory or the CSV file fails.\n"
+        "\n"
+        "examples:\n"
+        "  mpiexec -n 8 shmcoll-bench --coll allreduce,bcast --max-size 16M\n"
+        "  mpiexec -n 8 shmcoll-bench --csv-file bench.csv && shmcoll-bench-plot bench.csv\n");
 }
 
 /* "64k", "2M", "1g", "4096", "8B", "16MiB" -> bytes (binary multiples); 0 when malformed. */
@@ -149,6 +186,8 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
                                              {"no-cache-bust-rows", no_argument, NULL, 'N'},
                                              {"no-copy", no_argument, NULL, 'n'},
                                              {"csv", no_argument, NULL, 'C'},
+                                             {"csv-file", required_argument, NULL, 'o'},
+                                             {"fingerprint", no_argument, NULL, 'F'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     *o = (shmcoll_bench_options_t){.min_size = 8,
@@ -223,6 +262,16 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
         case 'C':
             o->csv = 1;
             break;
+        case 'o':
+            o->csv_file = optarg;
+            break;
+        case 'F':
+            if (rank == 0) {
+                char text[512];
+                shmcoll_fingerprint(text, (int)sizeof text);
+                printf("%s\n", text);
+            }
+            return 1;
         case 'h':
             if (rank == 0) usage(stdout);
             return 1;

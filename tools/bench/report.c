@@ -1,12 +1,15 @@
 /* The output of shmcoll-bench, on rank 0: a header naming what was compared and how (and what a
  * size and each bandwidth mean), then one row per case as soon as it is measured. As a table for
  * people, or as CSV (header lines start with '#'; cache-busted rows have cache_bust=1, DAV and
- * copy columns are empty where there is no value) for scripts. */
+ * copy columns are empty where there is no value) for scripts; with --csv-file, both: the table
+ * (or CSV) on standard output and CSV in the file, from the same values. */
 #include "bench.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "shmcoll.h"
 
@@ -49,14 +52,37 @@ static void load_average(char *out, size_t cap) {
     fclose(f);
 }
 
-void shmcoll_bench_report_header(const shmcoll_bench_options_t *o, int nprocs) {
-    char library[256], load[64];
+/* "host: CPU model, N CPUs": what the machine is, for people and plots. */
+static void machine_line(char *out, size_t cap) {
+    char host[128] = "?", model[160] = "unknown CPU", line[512];
+    if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "?");
+    host[sizeof host - 1] = '\0';
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (!colon || (strncmp(line, "model name", 10) != 0 && strncmp(line, "Model", 5) != 0))
+            continue;
+        const char *value = colon + 1 + strspn(colon + 1, " \t");
+        snprintf(model, sizeof model, "%.*s", (int)strcspn(value, "\n"), value);
+        break;
+    }
+    if (f) fclose(f);
+    snprintf(out, cap, "%s: %s, %ld CPUs", host, model, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+/* --csv-file, open on rank 0 from the header to the summary. */
+static FILE *csv_file;
+
+static void header(FILE *out, int csv, const shmcoll_bench_options_t *o, int nprocs) {
+    char library[256], load[64], machine[320];
     mpi_library_line(library, sizeof library);
     load_average(load, sizeof load);
-    const char *lead = o->csv ? "# " : "";
+    machine_line(machine, sizeof machine);
+    const char *lead = csv ? "# " : "";
     const char *disabled = getenv("SHMCOLL_DISABLE");
-    printf("%sshmcoll-bench: p=%d, MPI library: %s, shmcoll %s; load average %s\n", lead, nprocs,
-           library, shmcoll_version(), load);
+    fprintf(out, "%sshmcoll-bench: p=%d, MPI library: %s, shmcoll %s; load average %s\n", lead,
+            nprocs, library, shmcoll_version(), load);
+    fprintf(out, "%smachine: %s\n", lead, machine);
     char loops[96];
     if (o->iters)
         snprintf(loops, sizeof loops, "%ld iterations per loop", o->iters);
@@ -65,39 +91,92 @@ void shmcoll_bench_report_header(const shmcoll_bench_options_t *o, int nprocs) {
     else
         snprintf(loops, sizeof loops,
                  "loops calibrated to 0.1 s (barrier to allreduce), 0.05 s (others)");
-    printf("%stime per call in microseconds: per-rank mean, maximum over ranks; %s; %d round%s "
-           "alternating MPI (PMPI_*) and shmcoll (MPI_*); type %s, op sum, root %d\n",
-           lead, loops, o->rounds, o->rounds == 1 ? "" : "s", shmcoll_bench_type_name(o->type),
-           o->root);
-    printf("%ssize: the vector (bcast, reduce, allreduce, scan, exscan; reduce_scatter_block and "
-           "reduce_scatter: the whole vector, p blocks, uneven 1:2:..:p for reduce_scatter); one "
-           "rank's block (allgather, gather, scatter, alltoall: buffers of p blocks); the mean "
-           "block (allgatherv, gatherv, scatterv, alltoallv: uneven blocks 1:2:..:p)\n",
-           lead);
+    fprintf(out,
+            "%stime per call in microseconds: per-rank mean, maximum over ranks; %s; %d round%s "
+            "alternating MPI (PMPI_*) and shmcoll (MPI_*); type %s, op sum, root %d\n",
+            lead, loops, o->rounds, o->rounds == 1 ? "" : "s", shmcoll_bench_type_name(o->type),
+            o->root);
+    fprintf(out,
+            "%ssize: the vector (bcast, reduce, allreduce, scan, exscan; reduce_scatter_block and "
+            "reduce_scatter: the whole vector, p blocks, uneven 1:2:..:p for reduce_scatter); one "
+            "rank's block (allgather, gather, scatter, alltoall: buffers of p blocks); the mean "
+            "block (allgatherv, gatherv, scatterv, alltoallv: uneven blocks 1:2:..:p)\n",
+            lead);
     if (o->bust == SHMCOLL_BENCH_BUST_ALL)
-        printf("%scache-bust on: send buffer rewritten before every call, then a barrier; "
-               "neither timed\n",
-               lead);
+        fprintf(out,
+                "%scache-bust on: send buffer rewritten before every call, then a barrier; "
+                "neither timed\n",
+                lead);
     else if (o->bust == SHMCOLL_BENCH_BUST_EXTRA)
-        printf("%s+cb rows (sizes from %zu bytes): the same case with the send buffer rewritten "
-               "before every call, then a barrier; neither timed\n",
-               lead, o->bust_min);
-    printf("%sDAV GB/s: bytes shmcoll's kernels loaded + stored per call, all ranks, / shmcoll "
-           "time (\"-\": not reported, or none: the call went to the MPI library); copy GB/s: "
-           "every rank memcpy's size bytes at once, repeated, 2 x size / time summed over ranks "
-           "(from memory once the ranks' buffers exceed the last-level cache)\n",
-           lead);
+        fprintf(out,
+                "%s+cb rows (sizes from %zu bytes): the same case with the send buffer rewritten "
+                "before every call, then a barrier; neither timed\n",
+                lead, o->bust_min);
+    fprintf(out,
+            "%sDAV GB/s: bytes shmcoll's kernels loaded + stored per call, all ranks, / shmcoll "
+            "time (\"-\": not reported, or none: the call went to the MPI library); copy GB/s: "
+            "every rank memcpy's size bytes at once, repeated, 2 x size / time summed over ranks "
+            "(from memory once the ranks' buffers exceed the last-level cache)\n",
+            lead);
     if (disabled && strcmp(disabled, "0") != 0) {
-        printf("%sSHMCOLL_DISABLE is set: both columns measure the MPI library\n", lead);
+        fprintf(out, "%sSHMCOLL_DISABLE is set: both columns measure the MPI library\n", lead);
     }
-    if (o->csv) {
-        printf("collective,cache_bust,bytes,count,type,p,iters,rounds,mpi_us,shmcoll_us,speedup,"
-               "dav_bytes,dav_gbs,copy_gbs\n");
+    if (csv) {
+        fprintf(out,
+                "collective,cache_bust,bytes,count,type,p,iters,rounds,mpi_us,shmcoll_us,speedup,"
+                "dav_bytes,dav_gbs,copy_gbs\n");
     } else {
-        printf("%-23s %6s %8s %12s %12s %8s %9s %9s\n", "collective", "size", "iters", "MPI us",
-               "shmcoll us", "speedup", "DAV GB/s", "copy GB/s");
+        fprintf(out, "%-23s %6s %8s %12s %12s %8s %9s %9s\n", "collective", "size", "iters",
+                "MPI us", "shmcoll us", "speedup", "DAV GB/s", "copy GB/s");
     }
-    fflush(stdout);
+    fflush(out);
+}
+
+void shmcoll_bench_report_header(const shmcoll_bench_options_t *o, int nprocs) {
+    if (o->csv_file) {
+        csv_file = fopen(o->csv_file, "w");
+        if (!csv_file) {
+            fprintf(stderr, "shmcoll-bench: cannot write %s: %s\n", o->csv_file, strerror(errno));
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        header(csv_file, 1, o, nprocs);
+    }
+    header(stdout, o->csv, o, nprocs);
+}
+
+/* The promise, kept over the rows: the worst speedup (its row) and how many rows fell below 1. */
+static struct {
+    double worst;
+    char row[128];
+    int rows, below;
+} summary = {.worst = -1};
+
+static void summary_add(double speedup, const char *label, const char *size) {
+    summary.rows++;
+    summary.below += speedup < 1.0;
+    if (summary.worst < 0 || speedup < summary.worst) {
+        summary.worst = speedup;
+        snprintf(summary.row, sizeof summary.row, "%s %s", label, size);
+    }
+}
+
+static void summary_lines(FILE *out, int csv) {
+    const char *lead = csv ? "# " : "";
+    fprintf(out, "%sworst speedup: %.2fx (%s)\n", lead, summary.worst, summary.row);
+    fprintf(out, "%srows below 1.0x: %d of %d\n", lead, summary.below, summary.rows);
+    fflush(out);
+}
+
+void shmcoll_bench_report_summary(const shmcoll_bench_options_t *o) {
+    if (summary.rows) {
+        if (csv_file) summary_lines(csv_file, 1);
+        summary_lines(stdout, o->csv);
+    }
+    if (csv_file && fclose(csv_file) != 0) {
+        fprintf(stderr, "shmcoll-bench: cannot write %s: %s\n", o->csv_file, strerror(errno));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    csv_file = NULL;
 }
 
 /* "%.2f" of a bandwidth, or "-" (table) / "" (CSV) when there is none. */
@@ -118,25 +197,32 @@ void shmcoll_bench_report_row(const shmcoll_bench_options_t *o, const shmcoll_be
     double dav_gbs = shm > 0 ? r->dav / (shm * 1e3) : 0;
     const char *name = shmcoll_bench_coll_name(c->coll);
     char dav[32], copy[32];
-    gbs_text(dav_gbs, r->dav_known, o->csv, dav, sizeof dav);
-    gbs_text(r->copy_gbs, 1, o->csv, copy, sizeof copy);
-    if (o->csv) {
-        char dav_bytes[32] = "";
-        if (r->dav_known) snprintf(dav_bytes, sizeof dav_bytes, "%.0f", r->dav);
-        printf("%s,%d,%zu,%zu,%s,%d,%ld,%d,%.3f,%.3f,%.3f,%s,%s,%s\n", name, c->cache_bust,
-               c->bytes, c->count, shmcoll_bench_type_name(c->type), c->nprocs, r->iters, r->rounds,
-               mpi, shm, speedup, dav_bytes, dav, copy);
-    } else {
-        char size[32], label[40];
-        if (c->coll == SHMCOLL_BENCH_BARRIER)
-            snprintf(size, sizeof size, "-");
-        else
-            size_text(c->bytes, size, sizeof size);
-        /* Marked only where cache-busted rows sit next to plain ones. */
-        int mark = c->cache_bust && o->bust == SHMCOLL_BENCH_BUST_EXTRA;
-        snprintf(label, sizeof label, "%s%s", name, mark ? "+cb" : "");
+    gbs_text(dav_gbs, r->dav_known, 0, dav, sizeof dav);
+    gbs_text(r->copy_gbs, 1, 0, copy, sizeof copy);
+    char size[32], label[64];
+    if (c->coll == SHMCOLL_BENCH_BARRIER)
+        snprintf(size, sizeof size, "-");
+    else
+        size_text(c->bytes, size, sizeof size);
+    /* Marked only where cache-busted rows sit next to plain ones. */
+    const int mark = c->cache_bust && o->bust == SHMCOLL_BENCH_BUST_EXTRA;
+    snprintf(label, sizeof label, "%s%s", name, mark ? "+cb" : "");
+    summary_add(speedup, label, size);
+    char dav_bytes[32] = "", dav_csv[32], copy_csv[32];
+    if (r->dav_known) snprintf(dav_bytes, sizeof dav_bytes, "%.0f", r->dav);
+    gbs_text(dav_gbs, r->dav_known, 1, dav_csv, sizeof dav_csv);
+    gbs_text(r->copy_gbs, 1, 1, copy_csv, sizeof copy_csv);
+    FILE *csv_out[2] = {o->csv ? stdout : NULL, csv_file};
+    for (int i = 0; i < 2; i++) {
+        if (!csv_out[i]) continue;
+        fprintf(csv_out[i], "%s,%d,%zu,%zu,%s,%d,%ld,%d,%.3f,%.3f,%.3f,%s,%s,%s\n", name,
+                c->cache_bust, c->bytes, c->count, shmcoll_bench_type_name(c->type), c->nprocs,
+                r->iters, r->rounds, mpi, shm, speedup, dav_bytes, dav_csv, copy_csv);
+        fflush(csv_out[i]);
+    }
+    if (!o->csv) {
         printf("%-23s %6s %8ld %12.2f %12.2f %7.2fx %9s %9s\n", label, size, r->iters, mpi, shm,
                speedup, dav, copy);
+        fflush(stdout);
     }
-    fflush(stdout);
 }

@@ -23,11 +23,45 @@ typedef struct options {
 } options_t;
 
 static void usage(FILE *out) {
-    fprintf(out,
-            "usage: shmcoll-info [--topology \"<hwloc synthetic>\" | --topology-xml FILE]\n"
-            "                    [--ranks N] [--mapping linear|numa-rr|<pu,pu,...>]\n"
-            "Prints the topology, the hierarchies of a team of N ranks (default: one per PU),\n"
-            "the algorithm registry, every knob and the selector's choice per size.\n");
+    fprintf(
+        out,
+        "usage: shmcoll-info [--topology \"<hwloc synthetic>\" | --topology-xml FILE]\n"
+        "                    [--ranks N] [--mapping linear|numa-rr|<pu,pu,...>]\n"
+        "Prints what shmcoll knows and would do on a machine, without an MPI launch.\n"
+        "\n"
+        "Computed by the same code the library runs: the topology (this machine's, through\n"
+        "hwloc, or an injected one), the hierarchies a team of N ranks gets for bcast and\n"
+        "barrier and for reductions (level <i>: <kind> groups=<g> leaders=<ranks>), the\n"
+        "algorithm registry (every algorithm of every collective, by the name SHMCOLL_TUNE\n"
+        "uses), every knob with its value, and the algorithm the selector picks per\n"
+        "collective and message size for that team.\n"
+        "\n"
+        "options:\n"
+        "  -t, --topology DESC      an hwloc synthetic description of the machine, e.g.\n"
+        "                           \"pack:2 numa:2 l3:2 core:8 pu:1\" (default: this machine)\n"
+        "  -x, --topology-xml FILE  an hwloc XML export (lstopo FILE.xml), e.g. of a node\n"
+        "                           you do not have; a --topology ending in .xml is one too\n"
+        "  -n, --ranks N            team size (default: one rank per PU of the topology)\n"
+        "  -m, --mapping MAP        the PU of each rank: linear (rank r on the r-th PU),\n"
+        "                           numa-rr (ranks dealt round-robin over the NUMA nodes) or\n"
+        "                           a list of PU numbers 0,8,16,... (default linear)\n"
+        "  -h, --help               this text\n"
+        "\n"
+        "environment:\n"
+        "  The SHMCOLL_* knobs are read as the library reads them and all listed with their\n"
+        "  values. SHMCOLL_HIER_BCAST and SHMCOLL_HIER_REDUCE shape the hierarchies,\n"
+        "  SHMCOLL_CHUNK and SHMCOLL_CMA the choices, which are the cost model's: overrides by\n"
+        "  SHMCOLL_TUNE or a tuning file are not applied to them. The topology and mapping\n"
+        "  come from the options, not from SHMCOLL_TOPO or SHMCOLL_MAP.\n"
+        "\n"
+        "exit status:\n"
+        "  0 on success, 1 when the topology or mapping cannot be used, 2 for a bad option.\n"
+        "\n"
+        "examples:\n"
+        "  shmcoll-info\n"
+        "  shmcoll-info --topology \"pack:2 numa:4 l3:2 core:8 pu:1\" --ranks 64 --mapping "
+        "numa-rr\n"
+        "  SHMCOLL_CMA=off shmcoll-info --ranks 16\n");
 }
 
 static int parse_options(int argc, char **argv, options_t *o) {

@@ -1,7 +1,8 @@
-/* Public queries of shmcoll's counters (include/shmcoll_mpi.h). */
+/* Public queries of shmcoll (include/shmcoll_mpi.h): its counters and its fingerprint. */
 #include "base/config.h"
 #include "mpi/comm_state.h"
 #include "mpi/init.h"
+#include "select/tune.h"
 #include "shmcoll_mpi.h"
 
 SHMCOLL_API int shmcoll_stats_dav(MPI_Comm comm, unsigned long long *dav_bytes) {
@@ -13,5 +14,12 @@ SHMCOLL_API int shmcoll_stats_dav(MPI_Comm comm, unsigned long long *dav_bytes) 
     if (comm == MPI_COMM_NULL || shmcoll_mpi_comm_state_get(comm, 0, &state) != SHMCOLL_OK)
         return MPI_SUCCESS;
     if (state && state->kind == SHMCOLL_MPI_COMM_GROUP) *dav_bytes = state->group->team->dav;
+    return MPI_SUCCESS;
+}
+
+SHMCOLL_API int shmcoll_fingerprint(char *text, int len) {
+    if (!text || len <= 0) return MPI_ERR_ARG;
+    shmcoll_mpi_init_ensure(); /* the MPI library's version is part of it */
+    shmcoll_tune_fingerprint(text, (size_t)len);
     return MPI_SUCCESS;
 }
