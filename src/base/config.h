@@ -18,10 +18,19 @@
       "bytes per pipeline chunk and per-rank slot (shrunk automatically to fit the directory)")    \
     X(lanes, "SHMCOLL_LANES", INT, "1",                                                            \
       "lanes per communicator: collectives that may be in flight at once with slots of their own") \
+    X(colls_threshold, "SHMCOLL_COLLS_THRESHOLD", INT, "5",                                        \
+      "a communicator gets shared memory at its Nth collective; the ones before go to the MPI "    \
+      "library (1: from the first)")                                                               \
+    X(shm_budget, "SHMCOLL_SHM_BUDGET", SIZE, "2M",                                                \
+      "shared memory per process over all its communicators (its share of every segment and "      \
+      "16 KiB per team): beyond it chunks shrink, then the MPI library serves")                    \
+    X(check, "SHMCOLL_CHECK", BOOL, "0",                                                           \
+      "1: every collective first checks that its arguments agree on all ranks; a difference "      \
+      "aborts the job with an error naming the argument and two ranks")                            \
     X(sim_nodes, "SHMCOLL_SIM_NODES", STRING, "",                                                  \
       "testing: split every communicator into N virtual nodes, ranks in blocks (N) or "            \
       "round-robin (N:cyclic), instead of the machine's nodes")                                    \
-    X(net_leaders, "SHMCOLL_NET_LEADERS", INT, "1",                                                \
+    X(net_leaders, "SHMCOLL_NET_LEADERS", INT, "2",                                                \
       "leaders per node that run network steps of collectives across nodes, each its share")       \
     X(net_split, "SHMCOLL_NET_SPLIT", SIZE, "64k",                                                 \
       "allreduce across nodes from this size shares the data among the leaders (node "             \
@@ -29,6 +38,13 @@
     X(net_segment, "SHMCOLL_NET_SEGMENT", SIZE, "1M",                                              \
       "bytes per segment of a pipelined collective across nodes: the node phases of one "          \
       "segment overlap the network step of the one before")                                        \
+    X(net_bounded, "SHMCOLL_NET_BOUNDED", BOOL, "0",                                               \
+      "1: every network step is a non-blocking MPI call waited for at most SHMCOLL_TIMEOUT (a "    \
+      "node that never joins fails the call with an error); 0: a step nothing overlaps is the "    \
+      "MPI library's blocking collective, faster, and waits as long as the MPI library would")     \
+    X(progress_thread, "SHMCOLL_PROGRESS_THREAD", BOOL, "0",                                       \
+      "1: a thread per process advances non-blocking and persistent collectives during "           \
+      "computation (it never calls MPI)")                                                          \
     X(spin, "SHMCOLL_SPIN", INT, "2000",                                                           \
       "polls before a waiting rank starts to yield (0 when the node is oversubscribed)")           \
     X(topo, "SHMCOLL_TOPO", STRING, "",                                                            \

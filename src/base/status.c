@@ -20,6 +20,8 @@ const char *shmcoll_status_string(shmcoll_status_t status) {
         return "peer process died";
     case SHMCOLL_ERR_INVALID:
         return "invalid argument";
+    case SHMCOLL_ERR_NO_BUDGET:
+        return "shared-memory budget spent (SHMCOLL_SHM_BUDGET)";
     }
     return "unknown status";
 }

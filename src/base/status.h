@@ -17,6 +17,7 @@ typedef enum shmcoll_status {
     SHMCOLL_ERR_TIMEOUT,       /* a wait exceeded SHMCOLL_TIMEOUT */
     SHMCOLL_ERR_PEER_DEAD,     /* a team member's process no longer exists */
     SHMCOLL_ERR_INVALID,       /* invalid argument or configuration */
+    SHMCOLL_ERR_NO_BUDGET,     /* the process's shared-memory budget is spent (core/budget.h) */
 } shmcoll_status_t;
 
 const char *shmcoll_status_string(shmcoll_status_t status);

@@ -10,10 +10,15 @@
  * Exchange 1 also carries the address of a random word in every member's memory: each member
  * tries to read every other's with cross-memory attach, and exchange 3 agrees whether all could,
  * which decides whether the team may move blocks single-copy (shm/cma.h).
+ * Exchange 1 carries as well what each member's shared-memory budget grants the team
+ * (core/budget.h): member 0 shrinks the chunk until the team costs no member more than the
+ * smallest grant, or refuses the team when not even the smallest chunk fits, and every member
+ * gives back the part of its grant the team does not use.
  * If any exchange fails (a member died), every survivor removes the file by its known name: a
  * crash during setup leaves nothing behind either. */
 #include "core/team.h"
 #include "base/config.h"
+#include "core/budget.h"
 #include "core/team_topo.h"
 #include "base/log.h"
 #include "kernels/nt_policy.h"
@@ -34,6 +39,7 @@ typedef struct member_info {
     cpu_set_t affinity;
     uint64_t nonce[2];
     uintptr_t cma_probe; /* address of the member's team->cma_probe, which holds nonce[0] */
+    size_t grant;        /* what the member's budget grants the team (core/budget.h) */
     shmcoll_topo_place_t place;
 } member_info_t;
 
@@ -71,18 +77,39 @@ static size_t round_chunk(size_t chunk) {
     return chunk < MIN_CHUNK ? MIN_CHUNK : chunk;
 }
 
-/* Member 0: create the segment, halving the chunk while the directory has no room for it. */
 static size_t segment_bytes(int size, size_t chunk, int nlanes) {
     return (size_t)nlanes * shmcoll_channel_segment_bytes(size, chunk);
 }
 
-static void offer_segment(int size, int nlanes, const char *path, shmcoll_segment_t *seg,
-                          segment_offer_t *offer) {
-    const shmcoll_config_t *config = shmcoll_config();
-    size_t wanted = round_chunk(config->chunk);
-    size_t chunk = wanted;
-    while (chunk > MIN_CHUNK && segment_bytes(size, chunk, nlanes) > MAX_SEGMENT_BYTES)
+size_t shmcoll_team_plan_chunk(int size, int nlanes, size_t grant, size_t *bytes) {
+    size_t chunk = round_chunk(shmcoll_config()->chunk);
+    while (chunk > MIN_CHUNK &&
+           (segment_bytes(size, chunk, nlanes) > MAX_SEGMENT_BYTES ||
+            shmcoll_budget_cost(segment_bytes(size, chunk, nlanes), size) > grant))
         chunk = round_chunk(chunk / 2);
+    *bytes = segment_bytes(size, chunk, nlanes);
+    return shmcoll_budget_cost(*bytes, size) <= grant ? chunk : 0;
+}
+
+/* Member 0: create the segment with the largest chunk the members' smallest grant pays for,
+ * halving it further while the directory has no room for it. */
+static void offer_segment(int size, int nlanes, size_t grant, const char *path,
+                          shmcoll_segment_t *seg, segment_offer_t *offer) {
+    const shmcoll_config_t *config = shmcoll_config();
+    size_t bytes, unbounded = shmcoll_team_plan_chunk(size, nlanes, SIZE_MAX, &bytes);
+    size_t chunk = shmcoll_team_plan_chunk(size, nlanes, grant, &bytes);
+    const size_t planned = chunk;
+    if (!chunk) {
+        offer->status = SHMCOLL_ERR_NO_BUDGET;
+        shmcoll_log_verbose("no shared memory for a team of %d ranks: %zu bytes of budget left "
+                            "where its smallest segment costs %zu (SHMCOLL_SHM_BUDGET)",
+                            size, grant, shmcoll_budget_cost(bytes, size));
+        return;
+    }
+    if (chunk < unbounded)
+        shmcoll_log_verbose("a team of %d ranks gets %zu-byte chunks instead of %zu: %zu bytes of "
+                            "budget left (SHMCOLL_SHM_BUDGET)",
+                            size, chunk, unbounded, grant);
     char error[256] = "";
     shmcoll_status_t status;
     for (;;) {
@@ -97,10 +124,10 @@ static void offer_segment(int size, int nlanes, const char *path, shmcoll_segmen
         shmcoll_log_verbose("cannot create a shared segment for %d ranks (%s); collectives of this "
                             "communicator fall back to the MPI library",
                             size, error);
-    else if (chunk < wanted)
+    else if (chunk < planned)
         shmcoll_log_warn("only room for %zu-byte chunks in %s (SHMCOLL_CHUNK asks %zu): large "
                          "messages are pipelined in smaller pieces",
-                         chunk, config->shm_dir, wanted);
+                         chunk, config->shm_dir, planned);
 }
 
 /* Exchange buffers for a member whose allocations failed, for teams of up to RESERVE_MEMBERS
@@ -213,6 +240,12 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     if (shmcoll_shm_segment_random(mine.nonce) != SHMCOLL_OK) local_ok = 0;
     team->cma_probe = mine.nonce[0];
     mine.cma_probe = (uintptr_t)&team->cma_probe;
+    /* What the team would cost at the configured chunk; a member that cannot take part grants
+     * nothing, which fails no one: the team fails on its local_ok anyway. */
+    size_t full_bytes;
+    shmcoll_team_plan_chunk(size, team->nlanes, SIZE_MAX, &full_bytes);
+    size_t grant = shmcoll_budget_take(shmcoll_budget_cost(full_bytes, size));
+    mine.grant = grant;
     shmcoll_team_topo_place_self(rank, size, &mine.affinity, &mine.place);
     team->usable_cache = shmcoll_team_topo_usable_cache(&mine.place);
     const size_t private_cache = shmcoll_team_topo_private_cache(&mine.place);
@@ -257,7 +290,10 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
 
     /* 2. member 0 creates the segment */
     segment_offer_t offer = {.status = SHMCOLL_OK};
-    if (rank == 0) offer_segment(size, team->nlanes, path, &team->segment, &offer);
+    size_t least_grant = SIZE_MAX;
+    for (int r = 0; r < size; r++)
+        least_grant = members[r].grant < least_grant ? members[r].grant : least_grant;
+    if (rank == 0) offer_segment(size, team->nlanes, least_grant, path, &team->segment, &offer);
     if (bs->allgather(bs->ctx, &offer, offers, sizeof offer)) {
         unlink(path); /* member 0 may have created it and died */
         status = SHMCOLL_ERR_SYSTEM;
@@ -265,8 +301,13 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     }
     if (offers[0].status != SHMCOLL_OK) {
         status = (shmcoll_status_t)offers[0].status;
+        if (status == SHMCOLL_ERR_NO_BUDGET) shmcoll_budget_note(SHMCOLL_BUDGET_REFUSED);
         goto fail;
     }
+    /* Keep what the team costs, give back the rest of the grant (all members hold the same). */
+    const size_t cost = shmcoll_budget_cost(offers[0].bytes, size);
+    shmcoll_budget_give(grant - cost);
+    grant = cost;
 
     /* 3. attach, lay out, first touch; agree */
     char error[256] = "";
@@ -325,11 +366,15 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
         team->cma == SHMCOLL_CMA_OFF && asked != SHMCOLL_CMA_OFF
             ? " (cross-memory attach refused by the kernel)"
             : "");
+    team->budget_held = grant;
+    shmcoll_budget_note(SHMCOLL_BUDGET_MADE);
+    if (offers[0].chunk < round_chunk(config->chunk)) shmcoll_budget_note(SHMCOLL_BUDGET_SHRUNK);
     free(members), free(offers), free(results);
     *out = team;
     return SHMCOLL_OK;
 
 fail:
+    shmcoll_budget_give(grant);
     if (reserve) {
         reserve_return(reserve);
         team_release(team); /* the stand-in: its parts only */
@@ -340,8 +385,16 @@ fail:
     return status;
 }
 
+void shmcoll_team_share_cpus(shmcoll_team_t *team) {
+    team->oversubscribed = 1;
+    for (int l = 0; l < team->nlanes; l++) team->lanes[l].channel.waiter.spin = 0;
+}
+
 void shmcoll_team_destroy(shmcoll_team_t *team) {
-    if (team) team_free(team);
+    if (!team) return;
+    shmcoll_budget_give(team->budget_held);
+    shmcoll_budget_note(SHMCOLL_BUDGET_ENDED);
+    team_free(team);
 }
 
 shmcoll_status_t shmcoll_team_fail(shmcoll_team_t *team, shmcoll_status_t status) {

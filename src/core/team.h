@@ -71,9 +71,10 @@ typedef struct shmcoll_team {
     shmcoll_segment_t segment;
     shmcoll_lane_t lanes[SHMCOLL_MAX_LANES]; /* the step protocols over the segment */
     int nlanes;
-    size_t chunk;     /* bytes of each member's data buffer in every lane */
-    uint64_t started; /* collectives started on the team */
-    int next_lane;    /* the lane of the next one: started mod nlanes */
+    size_t chunk;       /* bytes of each member's data buffer in every lane */
+    size_t budget_held; /* what the team holds of this process's budget (core/budget.h) */
+    uint64_t started;   /* collectives started on the team */
+    int next_lane;      /* the lane of the next one: started mod nlanes */
 
     /* Called now and then during long waits, so the MPI library underneath keeps progressing
      * the caller's other requests. */
@@ -118,5 +119,17 @@ shmcoll_status_t shmcoll_team_fail(shmcoll_team_t *team, shmcoll_status_t status
 
 /* Local: detaches from the segment (already unlinked) and frees the team. */
 void shmcoll_team_destroy(shmcoll_team_t *team);
+
+/* The chunk a team of `size` members with `nlanes` lanes gets when each member grants `grant`
+ * bytes of its budget (core/budget.h): the configured one, halved until the team fits the grant
+ * (and the largest segment); 0 when not even the smallest chunk fits. *bytes: the segment's size
+ * at that chunk (at the smallest when none fits). SIZE_MAX: no bound. */
+size_t shmcoll_team_plan_chunk(int size, int nlanes, size_t grant, size_t *bytes);
+
+/* Marks the team oversubscribed after its birth (waiting members yield at once, the selector
+ * counts the cost of sharing CPUs): for a team whose CPUs other teams of the same machine use,
+ * which only its caller can know (several simulated nodes on one kernel). Every member must
+ * call it before the team's first collective, or none. */
+void shmcoll_team_share_cpus(shmcoll_team_t *team);
 
 #endif

@@ -98,8 +98,13 @@ shmcoll_status_t shmcoll_compose_pipe_start(shmcoll_group_task_t *t, int i);
 /* OK once node phase t->pipe[i] is done, else IN_PROGRESS; never waits. */
 shmcoll_status_t shmcoll_compose_pipe_test(shmcoll_group_task_t *t, int i);
 
-/* Starts t->net as a network step (this member leads its channel). */
-shmcoll_status_t shmcoll_compose_net_start(shmcoll_group_task_t *t);
+/* Starts t->net as a network step (this member leads its channel). `overlapped`: on some node,
+ * node phases run while it is in flight; the same value on every leader (blocking and
+ * non-blocking collectives do not match in MPI). Otherwise nothing happens until it is done,
+ * and a blocking driver that does not poll runs it to its end here with the MPI library's
+ * blocking collective (its fastest path, where the non-blocking one may be another, slower
+ * implementation) where the network has one (group/net.h) and SHMCOLL_NET_BOUNDED is off. */
+shmcoll_status_t shmcoll_compose_net_start(shmcoll_group_task_t *t, int overlapped);
 /* OK once the step is done, else IN_PROGRESS (a blocking task waits for it here, bounded by
  * SHMCOLL_TIMEOUT). */
 shmcoll_status_t shmcoll_compose_net_test(shmcoll_group_task_t *t);

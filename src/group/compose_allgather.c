@@ -115,7 +115,7 @@ static shmcoll_status_t allgather_progress(shmcoll_group_task_t *t) {
                                           .recvbuf = s->packed,
                                           .recvcounts = s->node_total,
                                           .rdispls = s->node_off};
-        SHMCOLL_CHECK(shmcoll_compose_leaders_start(t, &step, s->node_total[g->node]));
+        SHMCOLL_CHECK(shmcoll_compose_leaders_start(t, &step, s->node_total[g->node], 0));
         SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_net_test(t));
         if (s->ranked != s->packed)
             for (int q = 0; q < p; q++)

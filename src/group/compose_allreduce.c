@@ -19,10 +19,12 @@
  * step of a segment runs while the node reduces the next one and gathers the one before. The
  * composition polls (compose.h): it never waits for one phase while another needs it.
  *
- * Where the shares live: the leader's own recvbuf at the share's place, so the network step and
- * the allgather work in place; with MPI_IN_PLACE the input is in recvbuf, which the node's other
- * members still read, so the leader reduces into a scratch of two segments' shares instead and
- * the allgather sends from there.
+ * Where the shares live: a leader reduces its share into a scratch of two segments' shares, and
+ * the network step moves it from there into the share's place in the leader's recvbuf, where the
+ * allgather finds it in place. The network step is never in place: Open MPI's non-blocking
+ * allreduce (libnbc) takes a binomial tree for in-place calls, which has a node send the vector
+ * twice among four nodes, and its reduce-scatter + allgather (2s(N-1)/N) only for the others.
+ * With MPI_IN_PLACE the leader's input is its recvbuf, consumed by RS(k) before net(k) writes.
  *
  * Order: the node reductions fold their members in rank order and the network folds the nodes
  * in node order, so non-commutative ops get the canonical order when every node holds a block
@@ -48,7 +50,7 @@ typedef struct compose_allreduce {
     size_t share_max; /* elements of the largest share of a segment */
     size_t *counts;   /* [2][node size] reduce-scatter counts (elements); [2][2][node size]
                          allgatherv counts and displacements (bytes) */
-    char *scratch;    /* in place, a leader: its share of two segments */
+    char *scratch;    /* a leader: its share of two segments, reduced, before the network */
 } compose_allreduce_t;
 
 _Static_assert(sizeof(compose_allreduce_t) <= SHMCOLL_COMPOSE_STATE_BYTES, "state fits");
@@ -83,7 +85,7 @@ static shmcoll_status_t allreduce_init(shmcoll_group_task_t *t) {
     t->polls = 1;
     s->counts = shmcoll_compose_malloc(6 * (size_t)ns * sizeof *s->counts);
     if (!s->counts) return SHMCOLL_ERR_NO_MEMORY;
-    if (!a->sendbuf && s->share >= 0) {
+    if (s->share >= 0) {
         s->scratch = shmcoll_compose_malloc(2 * s->share_max * extent);
         if (!s->scratch) {
             allreduce_fini(t);
@@ -115,7 +117,7 @@ static shmcoll_status_t allreduce_small(shmcoll_group_task_t *t) {
                                                .op = a->op,
                                                .net_op = a->net_op}};
         t->group->net.bytes += s->span;
-        SHMCOLL_CHECK(shmcoll_compose_net_start(t));
+        SHMCOLL_CHECK(shmcoll_compose_net_start(t, 0));
         SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_net_test(t));
     }
     t->node_args = (shmcoll_coll_args_t){
@@ -140,12 +142,9 @@ static size_t share_at(size_t n, int c, int shares) {
     return n * (size_t)c / (size_t)shares;
 }
 
-/* Where leader `share` keeps its share of segment k (its first element at segment element
- * `at`): its recvbuf, or with MPI_IN_PLACE its scratch. */
-static char *share_buffer(const compose_allreduce_t *s, const shmcoll_coll_args_t *a, size_t k,
-                          size_t first, size_t at) {
-    if (s->scratch) return s->scratch + (k % 2) * s->share_max * a->op->extent;
-    return (char *)a->recvbuf + (first + at) * a->op->extent;
+/* Where a leader reduces its share of segment k: half k % 2 of its scratch. */
+static char *share_buffer(const compose_allreduce_t *s, const shmcoll_coll_args_t *a, size_t k) {
+    return s->scratch + (k % 2) * s->share_max * a->op->extent;
 }
 
 static void reduce_scatter_args(shmcoll_group_task_t *t, size_t k) {
@@ -157,13 +156,12 @@ static void reduce_scatter_args(shmcoll_group_task_t *t, size_t k) {
     for (int i = 0; i < ns; i++)
         counts[i] = i < s->shares ? share_at(n, i + 1, s->shares) - share_at(n, i, s->shares) : 0;
     const char *input = a->sendbuf ? a->sendbuf : a->recvbuf;
-    t->pipe_args[RS + k % 2] = (shmcoll_coll_args_t){
-        .kind = SHMCOLL_KIND_REDUCE_SCATTER,
-        .sendbuf = input + first * extent,
-        .recvbuf = s->share >= 0 ? share_buffer(s, a, k, first, share_at(n, s->share, s->shares))
-                                 : a->recvbuf,
-        .op = a->op,
-        .recvcounts = counts};
+    t->pipe_args[RS + k % 2] =
+        (shmcoll_coll_args_t){.kind = SHMCOLL_KIND_REDUCE_SCATTER,
+                              .sendbuf = input + first * extent,
+                              .recvbuf = s->share >= 0 ? share_buffer(s, a, k) : a->recvbuf,
+                              .op = a->op,
+                              .recvcounts = counts};
 }
 
 static void allgather_args(shmcoll_group_task_t *t, size_t k) {
@@ -178,16 +176,10 @@ static void allgather_args(shmcoll_group_task_t *t, size_t k) {
         counts[i] = shmcoll_reduce_op_span(a->op, elems);
         displs[i] = at * extent;
     }
-    /* Not in place: every leader's share is at its place in its recvbuf (the allgather's own in
-     * place). In place: the leaders send from their scratch, the others nothing from anywhere
-     * (a pointer that is not NULL, since MPI_IN_PLACE is all or nothing). */
-    const void *send = NULL;
-    if (s->scratch)
-        send = share_buffer(s, a, k, first, 0);
-    else if (!a->sendbuf)
-        send = s;
+    /* Every leader's share is at its place in its recvbuf (the network step put it there): the
+     * allgather's own in place, for every member. */
     t->pipe_args[AG + k % 2] = (shmcoll_coll_args_t){.kind = SHMCOLL_KIND_ALLGATHERV,
-                                                     .sendbuf = send,
+                                                     .sendbuf = NULL,
                                                      .recvbuf = (char *)a->recvbuf + first * extent,
                                                      .recvcounts = counts,
                                                      .rdispls = displs};
@@ -206,14 +198,16 @@ static shmcoll_status_t net_start(shmcoll_group_task_t *t, size_t k) {
     size_t n;
     const size_t first = segment_at(s, a, k, &n), at = share_at(n, s->share, s->shares);
     const size_t elems = share_at(n, s->share + 1, s->shares) - at;
-    t->net = (shmcoll_net_coll_t){.channel = s->share,
-                                  .args = {.kind = SHMCOLL_KIND_ALLREDUCE,
-                                           .recvbuf = share_buffer(s, a, k, first, at),
-                                           .count = elems,
-                                           .op = a->op,
-                                           .net_op = a->net_op}};
+    t->net =
+        (shmcoll_net_coll_t){.channel = s->share,
+                             .args = {.kind = SHMCOLL_KIND_ALLREDUCE,
+                                      .sendbuf = share_buffer(s, a, k),
+                                      .recvbuf = (char *)a->recvbuf + (first + at) * a->op->extent,
+                                      .count = elems,
+                                      .op = a->op,
+                                      .net_op = a->net_op}};
     t->group->net.bytes += shmcoll_reduce_op_span(a->op, elems);
-    return shmcoll_compose_net_start(t);
+    return shmcoll_compose_net_start(t, 1);
 }
 
 static shmcoll_status_t allreduce_pipelined(shmcoll_group_task_t *t) {

@@ -230,7 +230,7 @@ static shmcoll_status_t alltoall_progress(shmcoll_group_task_t *t) {
                                           .recvbuf = s->x,
                                           .recvcounts = rcounts,
                                           .rdispls = rdispls};
-        SHMCOLL_CHECK(shmcoll_compose_leaders_start(t, &step, leaving));
+        SHMCOLL_CHECK(shmcoll_compose_leaders_start(t, &step, leaving, 0));
         SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_net_test(t));
         for (int j = 0; j < ns; j++) {
             size_t at = s->tdispls[j];

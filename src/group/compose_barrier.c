@@ -28,7 +28,7 @@ static shmcoll_status_t barrier_progress(shmcoll_group_task_t *t) {
     SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_node_test(t));
     if (shmcoll_compose_leads(t, 0)) {
         t->net = (shmcoll_net_coll_t){.channel = 0, .args = {.kind = SHMCOLL_KIND_BARRIER}};
-        SHMCOLL_CHECK(shmcoll_compose_net_start(t));
+        SHMCOLL_CHECK(shmcoll_compose_net_start(t, 0));
         SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_net_test(t));
     }
     t->node_args = (shmcoll_coll_args_t){

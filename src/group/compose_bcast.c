@@ -44,7 +44,8 @@ static shmcoll_status_t bcast_progress(shmcoll_group_task_t *t) {
                                                .count = a->count,
                                                .root = s->root_node}};
         if (on_root_node) t->group->net.bytes += a->count;
-        SHMCOLL_CHECK(shmcoll_compose_net_start(t));
+        /* Overlapped on the root's node when the root leads it (its node bcast runs meanwhile). */
+        SHMCOLL_CHECK(shmcoll_compose_net_start(t, s->root_rank == 0));
         if (!on_root_node) SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_net_test(t));
     }
     if (!on_root_node || s->root_rank == 0) {

@@ -70,10 +70,11 @@ void shmcoll_compose_reduce_to_leader(shmcoll_group_task_t *t, void *result, siz
 }
 
 shmcoll_status_t shmcoll_compose_leaders_start(shmcoll_group_task_t *t,
-                                               const shmcoll_coll_args_t *args, size_t handed) {
+                                               const shmcoll_coll_args_t *args, size_t handed,
+                                               int overlapped) {
     t->net = (shmcoll_net_coll_t){.channel = 0, .args = *args};
     t->group->net.bytes += handed;
-    return shmcoll_compose_net_start(t);
+    return shmcoll_compose_net_start(t, overlapped);
 }
 
 /* ---- The rooted plan ------------------------------------------------------------------------ */

@@ -65,9 +65,11 @@ void shmcoll_compose_scatter_blocks(shmcoll_group_task_t *t, int uniform, const 
 void shmcoll_compose_reduce_to_leader(shmcoll_group_task_t *t, void *result, size_t count);
 
 /* Starts `args` as the network step among the leaders of channel 0 (this member leads it),
- * counting the `handed` bytes this leader hands to the network (SHMCOLL_STATS: net=). */
+ * counting the `handed` bytes this leader hands to the network (SHMCOLL_STATS: net=);
+ * `overlapped` as for shmcoll_compose_net_start. */
 shmcoll_status_t shmcoll_compose_leaders_start(shmcoll_group_task_t *t,
-                                               const shmcoll_coll_args_t *args, size_t handed);
+                                               const shmcoll_coll_args_t *args, size_t handed,
+                                               int overlapped);
 
 /* ---- The rooted plan of gather and scatter ------------------------------------------------
  * Root r on node R at node rank rr; every member's block packed in node order. Every node but R

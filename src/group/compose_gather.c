@@ -54,7 +54,8 @@ static shmcoll_status_t gather_progress(shmcoll_group_task_t *t) {
                                               .sendbuf = b->packed,
                                               .sendbytes = mine,
                                               .root = b->root_node};
-            SHMCOLL_CHECK(shmcoll_compose_leaders_start(t, &step, mine));
+            /* Overlapped on the root's node (the same on every leader). */
+            SHMCOLL_CHECK(shmcoll_compose_leaders_start(t, &step, mine, 1));
             SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_net_test(t));
         }
     } else {
@@ -83,7 +84,7 @@ static shmcoll_status_t root_node_progress(shmcoll_group_task_t *t) {
                                           .recvcounts = b->net_counts,
                                           .rdispls = b->net_displs,
                                           .root = b->root_node};
-        SHMCOLL_CHECK(shmcoll_compose_leaders_start(t, &step, 0));
+        SHMCOLL_CHECK(shmcoll_compose_leaders_start(t, &step, 0, 1));
     }
     {
         /* Straight into r's recvbuf: a gather where R's blocks lie there as one stretch. */

@@ -79,7 +79,7 @@ static shmcoll_status_t reduce_progress(shmcoll_group_task_t *t) {
                                           .op = a->op,
                                           .root = s->root_node,
                                           .net_op = a->net_op};
-        SHMCOLL_CHECK(shmcoll_compose_leaders_start(t, &step, on_root_node ? 0 : s->span));
+        SHMCOLL_CHECK(shmcoll_compose_leaders_start(t, &step, on_root_node ? 0 : s->span, 0));
         SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_net_test(t));
     }
     if (on_root_node && s->root_rank != 0) {

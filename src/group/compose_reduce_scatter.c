@@ -120,7 +120,7 @@ static shmcoll_status_t reduce_scatter_progress(shmcoll_group_task_t *t) {
                                           .count = s->node_elems[0],
                                           .op = op,
                                           .net_op = a->net_op};
-        SHMCOLL_CHECK(shmcoll_compose_leaders_start(t, &step, leaving));
+        SHMCOLL_CHECK(shmcoll_compose_leaders_start(t, &step, leaving, 0));
         SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_net_test(t));
     }
     {

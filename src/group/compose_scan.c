@@ -96,7 +96,7 @@ static shmcoll_status_t scan_progress(shmcoll_group_task_t *t) {
                                                .op = a->op,
                                                .net_op = a->net_op}};
         if (s->has_total) t->group->net.bytes += s->span;
-        SHMCOLL_CHECK(shmcoll_compose_net_start(t));
+        SHMCOLL_CHECK(shmcoll_compose_net_start(t, 0));
         SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_net_test(t));
     }
     if (g->node > 0) {

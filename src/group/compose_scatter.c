@@ -48,7 +48,8 @@ static shmcoll_status_t scatter_progress(shmcoll_group_task_t *t) {
                                               .recvbuf = b->packed,
                                               .recvbytes = b->node_total[g->node],
                                               .root = b->root_node};
-            SHMCOLL_CHECK(shmcoll_compose_leaders_start(t, &step, 0));
+            /* Overlapped on the root's node (the same on every leader). */
+            SHMCOLL_CHECK(shmcoll_compose_leaders_start(t, &step, 0, 1));
             SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_net_test(t));
         }
         shmcoll_compose_scatter_blocks(t, b->at_root.uniform, b->packed, b->ncounts, b->ndispls,
@@ -74,7 +75,7 @@ static shmcoll_status_t scatter_progress(shmcoll_group_task_t *t) {
                                               .recvbuf = &s->nothing, /* R keeps nothing */
                                               .recvbytes = 0,
                                               .root = b->root_node};
-            SHMCOLL_CHECK(shmcoll_compose_leaders_start(t, &step, b->other_bytes));
+            SHMCOLL_CHECK(shmcoll_compose_leaders_start(t, &step, b->other_bytes, 1));
         }
         {
             /* Straight from r's sendbuf: a scatter where R's blocks lie there as one stretch. */

@@ -42,6 +42,10 @@ typedef struct shmcoll_net {
     /* OK once the step is done (the request is gone), IN_PROGRESS, or a failure (the request is
      * gone too, and the message in `error`). Never waits. */
     shmcoll_status_t (*test)(void *ctx, void *request, char *error, size_t error_len);
+    /* Runs `coll` to its end (the MPI library's blocking collective); may be NULL. OK or a
+     * failure with the message in `error`. */
+    shmcoll_status_t (*run)(void *ctx, const shmcoll_net_coll_t *coll, char *error,
+                            size_t error_len);
     void *ctx;
     uint64_t bytes; /* bytes this member handed to the network (SHMCOLL_STATS: net=) */
 } shmcoll_net_t;

@@ -1,6 +1,8 @@
 /* The one way every collective wrapper runs. See call.h. */
 #include "mpi/call.h"
+#include "mpi/check.h"
 #include "mpi/init.h"
+#include "mpi/progress.h"
 
 #include "base/config.h"
 #include "base/log.h"
@@ -45,6 +47,31 @@ static shmcoll_status_t begin(shmcoll_mpi_call_t *call, MPI_Comm comm, shmcoll_m
         call->reason = call->state->reason;
         return SHMCOLL_ERR_NOT_SUPPORTED;
     }
+}
+
+shmcoll_status_t shmcoll_mpi_call_rebind(shmcoll_mpi_call_t *call, MPI_Comm comm) {
+    shmcoll_mpi_comm_t *state = NULL;
+    /* Used at every start: set up now, not after the first few uses as a communicator the
+     * application made would be (every rank asks the same number of times). */
+    for (int ask = 0; ask < 1000 && (!state || state->kind == SHMCOLL_MPI_COMM_UNDECIDED); ask++)
+        SHMCOLL_CHECK(shmcoll_mpi_comm_state_get(comm, 1, &state));
+    if (state->kind == SHMCOLL_MPI_COMM_SELF) { /* one process: served without a group */
+        call->state = state;
+        call->group = NULL;
+        return SHMCOLL_OK;
+    }
+    if (state->kind != SHMCOLL_MPI_COMM_GROUP)
+        return shmcoll_mpi_call_reject(call, state->reason ? state->reason : "not handled");
+    call->state = state;
+    call->group = state->group;
+    return shmcoll_mpi_call_restart(call);
+}
+
+shmcoll_status_t shmcoll_mpi_call_restart(shmcoll_mpi_call_t *call) {
+    if (!call->group) return SHMCOLL_OK;
+    call->team_dav = call->group->team->dav;
+    call->net_bytes = call->group->net.bytes;
+    return call->group->team->failed;
 }
 
 int shmcoll_mpi_call_counted(const shmcoll_mpi_call_t *call) {
@@ -94,49 +121,84 @@ static int raise_error(shmcoll_mpi_call_t *call, shmcoll_status_t status) {
  * the team's message), marks the group failed for good and is raised as MPI_ERR_OTHER through
  * the communicator's error handler (MPI_ERRORS_ARE_FATAL aborts the job); the code is returned
  * when the handler does return. */
-static int end(shmcoll_mpi_call_t *call, shmcoll_status_t status) {
+int shmcoll_mpi_call_end(shmcoll_mpi_call_t *call, shmcoll_status_t status) {
     if (status != SHMCOLL_OK) return raise_error(call, status);
     const shmcoll_team_t *team = call->group ? call->group->team : NULL;
     const char *algo = call->algo ? call->algo : team ? team->last_algo : "self";
     uint64_t dav = call->dav + (team ? team->dav - call->team_dav : 0);
     uint64_t net = call->group ? call->group->net.bytes - call->net_bytes : 0;
-    shmcoll_mpi_stats_record(call->coll, call->state, 1, call->bytes, call->share, algo, dav, net);
+    shmcoll_mpi_stats_record(call->coll, call->form, call->state, 1, call->bytes, call->share, algo,
+                             dav, net);
     return MPI_SUCCESS;
 }
 
-/* Logs (with SHMCOLL_VERBOSE=1) and counts a call that goes to the MPI library. */
-static void fallback(shmcoll_mpi_call_t *call) {
+void shmcoll_mpi_call_fallback(shmcoll_mpi_call_t *call) {
     shmcoll_log_verbose("%s: passed to the MPI library: %s", call->function,
                         call->reason ? call->reason : "not supported by the algorithms");
-    shmcoll_mpi_stats_record(call->coll, call->state, 0, call->bytes, call->share, "pmpi", 0, 0);
+    shmcoll_mpi_stats_record(call->coll, call->form, call->state, 0, call->bytes, call->share,
+                             "pmpi", 0, 0);
+}
+
+shmcoll_status_t shmcoll_mpi_call_begin(shmcoll_mpi_call_t *call,
+                                        const shmcoll_mpi_coll_desc_t *desc, const void *margs,
+                                        MPI_Comm comm, int large, shmcoll_mpi_form_t form) {
+    call->form = form;
+    shmcoll_status_t status = begin(call, comm, desc->coll, desc->names[form][large]);
+    if (shmcoll_mpi_call_counted(call)) desc->payload(call, margs);
+    return status;
+}
+
+shmcoll_status_t shmcoll_mpi_call_prepare(shmcoll_mpi_call_t *call,
+                                          const shmcoll_mpi_coll_desc_t *desc, const void *margs) {
+    shmcoll_status_t status = desc->prepare(call, margs);
+    if (status != SHMCOLL_OK && status != SHMCOLL_ERR_NOT_SUPPORTED && call->group) {
+        snprintf(call->group->team->error, sizeof call->group->team->error,
+                 "rank %d could not prepare %s (%s)", call->state->rank, call->function,
+                 shmcoll_status_string(status));
+        shmcoll_team_fail(call->group->team, status); /* the others stop too */
+    }
+    return status;
+}
+
+shmcoll_status_t shmcoll_mpi_call_finish(shmcoll_mpi_call_t *call, shmcoll_status_t status) {
+    if (status == SHMCOLL_OK && call->unpack) /* into the user's layout */
+        status = shmcoll_mpi_blocks_unpack(&call->recv, call->unpack_skip, call->comm);
+    shmcoll_mpi_blocks_free(&call->send);
+    shmcoll_mpi_blocks_free(&call->recv);
+    return status;
+}
+
+static void (*before_hook)(void);
+
+void shmcoll_mpi_call_set_before(void (*hook)(void)) {
+    before_hook = hook;
 }
 
 int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
                          int large) {
+    const int locked = shmcoll_mpi_progress_enter();
+    if (before_hook) before_hook();
     shmcoll_mpi_call_t call = {0};
-    shmcoll_status_t status = begin(&call, comm, desc->coll, desc->names[large]);
-    if (shmcoll_mpi_call_counted(&call)) desc->payload(&call, margs);
+    shmcoll_status_t status =
+        shmcoll_mpi_call_begin(&call, desc, margs, comm, large, SHMCOLL_MPI_BLOCKING);
+    shmcoll_mpi_check(desc->coll, call.function, margs, comm); /* SHMCOLL_CHECK=1 */
     if (status == SHMCOLL_OK) {
         /* Per-block byte counts and offsets of the v-variants, on the stack: a failed
          * allocation here would send this rank alone to the MPI library. */
         size_t sizes[4 * (size_t)call.state->size];
         call.sizes = sizes;
-        status = desc->prepare(&call, margs);
-        if (status != SHMCOLL_OK && status != SHMCOLL_ERR_NOT_SUPPORTED && call.group) {
-            snprintf(call.group->team->error, sizeof call.group->team->error,
-                     "rank %d could not prepare %s (%s)", call.state->rank, call.function,
-                     shmcoll_status_string(status));
-            shmcoll_team_fail(call.group->team, status); /* the others stop too */
-        }
+        status = shmcoll_mpi_call_prepare(&call, desc, margs);
         if (status == SHMCOLL_OK && !call.algo) status = shmcoll_group_run(call.group, &call.args);
-        if (status == SHMCOLL_OK && call.unpack) /* into the user's layout */
-            status = shmcoll_mpi_blocks_unpack(&call.recv, call.unpack_skip, call.comm);
-        shmcoll_mpi_blocks_free(&call.send);
-        shmcoll_mpi_blocks_free(&call.recv);
+        status = shmcoll_mpi_call_finish(&call, status);
     }
-    if (status != SHMCOLL_ERR_NOT_SUPPORTED) return end(&call, status);
-    fallback(&call);
-    return desc->fallback(margs, comm, large);
+    if (status != SHMCOLL_ERR_NOT_SUPPORTED) {
+        const int rc = shmcoll_mpi_call_end(&call, status);
+        shmcoll_mpi_progress_leave(locked);
+        return rc;
+    }
+    shmcoll_mpi_call_fallback(&call);
+    shmcoll_mpi_progress_leave(locked); /* the progress thread may run while the library works */
+    return desc->fallback(margs, comm, large, NULL);
 }
 
 uint64_t shmcoll_mpi_call_bytes(MPI_Datatype datatype, MPI_Count count) {

@@ -12,7 +12,14 @@
  *   or fallback the MPI library's own collective (PMPI_*), counted as such.
  * A collective is a descriptor (its name, prepare, payload and fallback) and a struct of its MPI
  * arguments. prepare may reject a call only from arguments every rank shares, before anything is
- * communicated, so that all ranks take the same path. */
+ * communicated, so that all ranks take the same path.
+ *
+ * The three forms of a collective take this one path. A blocking call runs it through at once
+ * (shmcoll_mpi_coll_run). A non-blocking one (MPI_Iallreduce) begins and prepares it, starts it on
+ * the group and returns a request; the request completes it later with finish and end
+ * (request.h). A persistent one (MPI_Allreduce_init) begins and prepares it once; every MPI_Start
+ * starts it and completes it the same way. Fallback is per call and per form: the MPI library's
+ * PMPI_I* or PMPI_*_init then returns the request itself. */
 #ifndef SHMCOLL_MPI_CALL_H
 #define SHMCOLL_MPI_CALL_H
 
@@ -26,9 +33,58 @@
 #include <mpi.h>
 #include <stdint.h>
 
+/* The persistent collectives of the MPI library underneath: MPI-4's MPI_*_init, or Open MPI
+ * 4's extension MPIX_*_init (same arguments). */
+#if defined(OPEN_MPI) && MPI_VERSION < 4
+#include <mpi-ext.h>
+#endif
+#if MPI_VERSION >= 4
+#define SHMCOLL_MPI_HAVE_PERSISTENT 1
+#define SHMCOLL_MPI_INIT(Name)      MPI_##Name##_init
+#define SHMCOLL_PMPI_INIT(Name)     PMPI_##Name##_init
+#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define SHMCOLL_MPI_HAVE_PERSISTENT 1
+#define SHMCOLL_MPI_INIT(Name)      MPIX_##Name##_init
+#define SHMCOLL_PMPI_INIT(Name)     PMPIX_##Name##_init
+#else
+#define SHMCOLL_MPI_HAVE_PERSISTENT 0
+#endif
+
+/* How a call was made: the form, and for the non-blocking and persistent forms the request the
+ * caller gets (and the info of *_init). */
+typedef struct shmcoll_mpi_how {
+    shmcoll_mpi_form_t form;
+    MPI_Info info;
+    MPI_Request *request;
+} shmcoll_mpi_how_t;
+
+#define SHMCOLL_MPI_NONBLOCKING_HOW(req)                                                           \
+    (&(const shmcoll_mpi_how_t){SHMCOLL_MPI_NONBLOCKING, MPI_INFO_NULL, (req)})
+#define SHMCOLL_MPI_PERSISTENT_HOW(info, req)                                                      \
+    (&(const shmcoll_mpi_how_t){SHMCOLL_MPI_PERSISTENT, (info), (req)})
+
+/* The MPI library's collective `Name` in the form `how` asks for (NULL: blocking), with the
+ * arguments of the blocking one; _C: the large-count twins (MPI-4). */
+#if SHMCOLL_MPI_HAVE_PERSISTENT
+#define SHMCOLL_PMPI_PERSISTENT(how, Name, ...)                                                    \
+    SHMCOLL_PMPI_INIT(Name)(__VA_ARGS__, (how)->info, (how)->request)
+#else
+#define SHMCOLL_PMPI_PERSISTENT(how, Name, ...) MPI_ERR_OTHER
+#endif
+#define SHMCOLL_PMPI_FORMS(how, Name, IName, ...)                                                  \
+    (!(how)                                   ? PMPI_##Name(__VA_ARGS__)                           \
+     : (how)->form == SHMCOLL_MPI_NONBLOCKING ? PMPI_##IName(__VA_ARGS__, (how)->request)          \
+                                              : SHMCOLL_PMPI_PERSISTENT(how, Name, __VA_ARGS__))
+#define SHMCOLL_PMPI_FORMS_C(how, Name, IName, ...)                                                \
+    (!(how) ? PMPI_##Name##_c(__VA_ARGS__)                                                         \
+     : (how)->form == SHMCOLL_MPI_NONBLOCKING                                                      \
+         ? PMPI_##IName##_c(__VA_ARGS__, (how)->request)                                           \
+         : PMPI_##Name##_init_c(__VA_ARGS__, (how)->info, (how)->request))
+
 typedef struct shmcoll_mpi_call {
     MPI_Comm comm;
     shmcoll_mpi_coll_t coll;
+    shmcoll_mpi_form_t form;
     const char *function;      /* "MPI_Allgather_c", for messages */
     shmcoll_mpi_comm_t *state; /* NULL when unknown (MPI_COMM_NULL, MPI not initialised) */
     shmcoll_group_t *group;    /* the group serving the call; NULL on one process */
@@ -54,17 +110,55 @@ typedef struct shmcoll_mpi_call {
 /* A collective of the MPI layer. */
 typedef struct shmcoll_mpi_coll_desc {
     shmcoll_mpi_coll_t coll;
-    const char *names[2]; /* the C name and the large-count one */
+    /* The C names of each form (blocking, non-blocking, persistent): plain and large-count. */
+    const char *names[SHMCOLL_MPI_FORM_COUNT][2];
     shmcoll_status_t (*prepare)(shmcoll_mpi_call_t *call, const void *margs);
     /* The statistics' bytes of the call (stats.h); called only when they are counted. */
     void (*payload)(shmcoll_mpi_call_t *call, const void *margs);
-    int (*fallback)(const void *margs, MPI_Comm comm, int large);
+    /* The MPI library's collective in the form `how` asks for (NULL: blocking). */
+    int (*fallback)(const void *margs, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how);
+    size_t margs_size; /* a request keeps a copy of the arguments */
 } shmcoll_mpi_coll_desc_t;
+
+/* The names of a collective's three forms, e.g. SHMCOLL_MPI_NAMES(Allreduce, Iallreduce). */
+#define SHMCOLL_MPI_NAMES(Name, IName)                                                             \
+    {                                                                                              \
+        {"MPI_" #Name, "MPI_" #Name "_c"}, {"MPI_" #IName, "MPI_" #IName "_c"}, {                  \
+            "MPI_" #Name "_init", "MPI_" #Name "_init_c"                                           \
+        }                                                                                          \
+    }
 
 /* The whole sequence for a blocking collective with MPI arguments `margs`; returns the MPI code.
  */
 int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
                          int large);
+
+/* ---- The halves of the sequence, for the requests (request.c) ---------------------------- */
+
+/* begin, then the payload when counted. */
+shmcoll_status_t shmcoll_mpi_call_begin(shmcoll_mpi_call_t *call,
+                                        const shmcoll_mpi_coll_desc_t *desc, const void *margs,
+                                        MPI_Comm comm, int large, shmcoll_mpi_form_t form);
+/* The call runs on the group of `comm` (a duplicate of call->comm with the same ranks: a
+ * persistent request's own), which is set up now if need be (collective), or without a group on
+ * one process. NOT_SUPPORTED with the reason when that group is not handled. */
+shmcoll_status_t shmcoll_mpi_call_rebind(shmcoll_mpi_call_t *call, MPI_Comm comm);
+/* A prepared call runs again (a persistent start): its DAV and network bytes count from now.
+ * Returns the group's failure, if any. */
+shmcoll_status_t shmcoll_mpi_call_restart(shmcoll_mpi_call_t *call);
+/* prepare (call->sizes: 4 x size); a local failure fails the node team, so the others stop too. */
+shmcoll_status_t shmcoll_mpi_call_prepare(shmcoll_mpi_call_t *call,
+                                          const shmcoll_mpi_coll_desc_t *desc, const void *margs);
+/* After the group's run ended with `status`: finish (unpack) and free the packed blocks. */
+shmcoll_status_t shmcoll_mpi_call_finish(shmcoll_mpi_call_t *call, shmcoll_status_t status);
+/* end: counts the call, or raises the failure; returns the MPI code. */
+int shmcoll_mpi_call_end(shmcoll_mpi_call_t *call, shmcoll_status_t status);
+/* Logs and counts a call that goes to the MPI library. */
+void shmcoll_mpi_call_fallback(shmcoll_mpi_call_t *call);
+
+/* `hook` runs at the beginning of every blocking collective (set once by the requests: starts
+ * they put off begin before any later collective). */
+void shmcoll_mpi_call_set_before(void (*hook)(void));
 
 /* ---- For prepare ------------------------------------------------------------------------- */
 

@@ -1,5 +1,6 @@
 /* MPI_Barrier. */
-#include "mpi/call.h"
+#include "mpi/request.h"
+#include "mpi/check.h"
 
 #include "shmcoll.h"
 
@@ -10,13 +11,28 @@ static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
 
 static void payload(shmcoll_mpi_call_t *call, const void *margs) {}
 
-static int fallback(const void *margs, MPI_Comm comm, int large) {
-    return PMPI_Barrier(comm);
+static int fallback(const void *margs, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
+    return SHMCOLL_PMPI_FORMS(how, Barrier, Ibarrier, comm);
 }
 
 static const shmcoll_mpi_coll_desc_t barrier_desc = {
-    SHMCOLL_MPI_BARRIER, {"MPI_Barrier", "MPI_Barrier"}, prepare, payload, fallback};
+    SHMCOLL_MPI_BARRIER, SHMCOLL_MPI_NAMES(Barrier, Ibarrier), prepare, payload, fallback, 0};
 
 SHMCOLL_API int MPI_Barrier(MPI_Comm comm) {
-    return shmcoll_mpi_coll_run(&barrier_desc, NULL, comm, 0);
+    return shmcoll_mpi_coll_call(&barrier_desc, NULL, comm, 0, NULL);
 }
+
+SHMCOLL_API int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
+    return shmcoll_mpi_coll_call(&barrier_desc, NULL, comm, 0,
+                                 SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+#if SHMCOLL_MPI_HAVE_PERSISTENT
+SHMCOLL_API int SHMCOLL_MPI_INIT(Barrier)(MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    return shmcoll_mpi_coll_call(&barrier_desc, NULL, comm, 0,
+                                 SHMCOLL_MPI_PERSISTENT_HOW(info, request));
+}
+#endif
+
+/* Nothing but the collective itself to agree on (check.h). */
+void shmcoll_mpi_check_barrier(const void *margs, int rank, int size, shmcoll_mpi_check_t *check) {}

@@ -5,7 +5,8 @@
  * nothing but the signature's byte count (count * type size, equal on all ranks), and each rank
  * maps its own layout to those bytes (blocks.h): a dense layout is moved where it lies, any other
  * is packed into a temporary at the root and unpacked at the receivers. */
-#include "mpi/call.h"
+#include "mpi/request.h"
+#include "mpi/check.h"
 
 #include "shmcoll.h"
 
@@ -43,26 +44,63 @@ static void payload(shmcoll_mpi_call_t *call, const void *margs) {
     call->bytes = shmcoll_mpi_call_bytes(a->datatype, a->count);
 }
 
-static int fallback(const void *margs, MPI_Comm comm, int large) {
+static int fallback(const void *margs, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
     const bcast_args_t *a = margs;
 #if MPI_VERSION >= 4
-    if (large) return PMPI_Bcast_c(a->buf, a->count, a->datatype, a->root, comm);
+    if (large)
+        return SHMCOLL_PMPI_FORMS_C(how, Bcast, Ibcast, a->buf, a->count, a->datatype, a->root,
+                                    comm);
 #endif
-    return PMPI_Bcast(a->buf, (int)a->count, a->datatype, a->root, comm);
+    return SHMCOLL_PMPI_FORMS(how, Bcast, Ibcast, a->buf, (int)a->count, a->datatype, a->root,
+                              comm);
 }
 
 static const shmcoll_mpi_coll_desc_t bcast_desc = {
-    SHMCOLL_MPI_BCAST, {"MPI_Bcast", "MPI_Bcast_c"}, prepare, payload, fallback};
+    SHMCOLL_MPI_BCAST,   SHMCOLL_MPI_NAMES(Bcast, Ibcast), prepare, payload, fallback,
+    sizeof(bcast_args_t)};
+
+static int bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                 int large, const shmcoll_mpi_how_t *how) {
+    const bcast_args_t a = {buffer, count, datatype, root};
+    return shmcoll_mpi_coll_call(&bcast_desc, &a, comm, large, how);
+}
 
 SHMCOLL_API int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-    const bcast_args_t a = {buffer, count, datatype, root};
-    return shmcoll_mpi_coll_run(&bcast_desc, &a, comm, 0);
+    return bcast(buffer, count, datatype, root, comm, 0, NULL);
 }
+
+SHMCOLL_API int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                           MPI_Request *request) {
+    return bcast(buffer, count, datatype, root, comm, 0, SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+#if SHMCOLL_MPI_HAVE_PERSISTENT
+SHMCOLL_API int SHMCOLL_MPI_INIT(Bcast)(void *buffer, int count, MPI_Datatype datatype, int root,
+                                        MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    return bcast(buffer, count, datatype, root, comm, 0, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
+}
+#endif
 
 #if MPI_VERSION >= 4
 SHMCOLL_API int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
                             MPI_Comm comm) {
-    const bcast_args_t a = {buffer, count, datatype, root};
-    return shmcoll_mpi_coll_run(&bcast_desc, &a, comm, 1);
+    return bcast(buffer, count, datatype, root, comm, 1, NULL);
+}
+
+SHMCOLL_API int MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                             MPI_Comm comm, MPI_Request *request) {
+    return bcast(buffer, count, datatype, root, comm, 1, SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+SHMCOLL_API int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                                 MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    return bcast(buffer, count, datatype, root, comm, 1, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
 }
 #endif
+
+/* The root, and the signature's length: layouts may differ, the bytes may not (check.h). */
+void shmcoll_mpi_check_bcast(const void *margs, int rank, int size, shmcoll_mpi_check_t *check) {
+    const bcast_args_t *a = margs;
+    check->field[SHMCOLL_MPI_CHECK_ROOT] = a->root;
+    check->field[SHMCOLL_MPI_CHECK_BYTES] = shmcoll_mpi_check_bytes(a->datatype, a->count);
+}

@@ -6,7 +6,8 @@
  * the root knows every size, and the core agrees on the longest before moving anything.
  * MPI_IN_PLACE is allowed at the root only: its block is already in recvbuf and its send
  * arguments are ignored. */
-#include "mpi/call.h"
+#include "mpi/request.h"
+#include "mpi/check.h"
 
 #include "shmcoll.h"
 
@@ -83,62 +84,148 @@ static void payload(shmcoll_mpi_call_t *call, const void *margs) {
         call->bytes = mine * (uint64_t)call->state->size;
 }
 
-static int fallback(const void *margs, MPI_Comm comm, int large) {
+static int fallback(const void *margs, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
     const gather_args_t *a = margs;
 #if MPI_VERSION >= 4
     if (large && a->varying)
-        return PMPI_Gatherv_c(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcounts,
-                              a->displs, a->recvtype, a->root, comm);
+        return SHMCOLL_PMPI_FORMS_C(how, Gatherv, Igatherv, a->sendbuf, a->sendcount, a->sendtype,
+                                    a->recvbuf, a->recvcounts, a->displs, a->recvtype, a->root,
+                                    comm);
     if (large)
-        return PMPI_Gather_c(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
-                             a->recvtype, a->root, comm);
+        return SHMCOLL_PMPI_FORMS_C(how, Gather, Igather, a->sendbuf, a->sendcount, a->sendtype,
+                                    a->recvbuf, a->recvcount, a->recvtype, a->root, comm);
 #endif
     if (a->varying)
-        return PMPI_Gatherv(a->sendbuf, (int)a->sendcount, a->sendtype, a->recvbuf, a->recvcounts,
-                            a->displs, a->recvtype, a->root, comm);
-    return PMPI_Gather(a->sendbuf, (int)a->sendcount, a->sendtype, a->recvbuf, (int)a->recvcount,
-                       a->recvtype, a->root, comm);
+        return SHMCOLL_PMPI_FORMS(how, Gatherv, Igatherv, a->sendbuf, (int)a->sendcount,
+                                  a->sendtype, a->recvbuf, a->recvcounts, a->displs, a->recvtype,
+                                  a->root, comm);
+    return SHMCOLL_PMPI_FORMS(how, Gather, Igather, a->sendbuf, (int)a->sendcount, a->sendtype,
+                              a->recvbuf, (int)a->recvcount, a->recvtype, a->root, comm);
 }
 
 static const shmcoll_mpi_coll_desc_t descs[2] = {
-    {SHMCOLL_MPI_GATHER, {"MPI_Gather", "MPI_Gather_c"}, prepare, payload, fallback},
-    {SHMCOLL_MPI_GATHERV, {"MPI_Gatherv", "MPI_Gatherv_c"}, prepare, payload, fallback},
+    {SHMCOLL_MPI_GATHER, SHMCOLL_MPI_NAMES(Gather, Igather), prepare, payload, fallback,
+     sizeof(gather_args_t)},
+    {SHMCOLL_MPI_GATHERV, SHMCOLL_MPI_NAMES(Gatherv, Igatherv), prepare, payload, fallback,
+     sizeof(gather_args_t)},
 };
 
 static int gather_any(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                       void *recvbuf, MPI_Count recvcount, const void *recvcounts,
                       const void *displs, MPI_Datatype recvtype, int root, int varying,
-                      MPI_Comm comm, int large) {
+                      MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
     const gather_args_t a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvcounts,
                              displs,  recvtype,  root,     varying, large};
-    return shmcoll_mpi_coll_run(&descs[varying], &a, comm, large);
+    return shmcoll_mpi_coll_call(&descs[varying], &a, comm, large, how);
 }
 
 SHMCOLL_API int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root,
-                      0, comm, 0);
+                      0, comm, 0, NULL);
 }
+
+SHMCOLL_API int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                            MPI_Comm comm, MPI_Request *request) {
+    return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root,
+                      0, comm, 0, SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+#if SHMCOLL_MPI_HAVE_PERSISTENT
+SHMCOLL_API int SHMCOLL_MPI_INIT(Gather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                         void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                         int root, MPI_Comm comm, MPI_Info info,
+                                         MPI_Request *request) {
+    return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root,
+                      0, comm, 0, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
+}
+#endif
 
 SHMCOLL_API int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, const int recvcounts[], const int displs[],
                             MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return gather_any(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root,
-                      1, comm, 0);
+                      1, comm, 0, NULL);
 }
+
+SHMCOLL_API int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) {
+    return gather_any(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root,
+                      1, comm, 0, SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+#if SHMCOLL_MPI_HAVE_PERSISTENT
+SHMCOLL_API int SHMCOLL_MPI_INIT(Gatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                          void *recvbuf, const int recvcounts[], const int displs[],
+                                          MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                          MPI_Info info, MPI_Request *request) {
+    return gather_any(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root,
+                      1, comm, 0, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
+}
+#endif
 
 #if MPI_VERSION >= 4
 SHMCOLL_API int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                              MPI_Comm comm) {
     return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root,
-                      0, comm, 1);
+                      0, comm, 1, NULL);
+}
+
+SHMCOLL_API int MPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                              MPI_Comm comm, MPI_Request *request) {
+    return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root,
+                      0, comm, 1, SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+SHMCOLL_API int MPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                  int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    return gather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root,
+                      0, comm, 1, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
 }
 
 SHMCOLL_API int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                               void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                               MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return gather_any(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root,
-                      1, comm, 1);
+                      1, comm, 1, NULL);
+}
+
+SHMCOLL_API int MPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                               MPI_Datatype recvtype, int root, MPI_Comm comm,
+                               MPI_Request *request) {
+    return gather_any(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root,
+                      1, comm, 1, SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+SHMCOLL_API int MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, const MPI_Count recvcounts[],
+                                   const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    return gather_any(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root,
+                      1, comm, 1, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
 }
 #endif
+
+/* The root; every sender's block against the root's receive count (gather: one size for all;
+ * gatherv: the root's recvcounts[j] against rank j's block) (check.h). */
+void shmcoll_mpi_check_gather(const void *margs, int rank, int size, shmcoll_mpi_check_t *check) {
+    const gather_args_t *a = margs;
+    check->field[SHMCOLL_MPI_CHECK_ROOT] = a->root;
+    if (a->sendbuf != MPI_IN_PLACE)
+        check->send = shmcoll_mpi_check_bytes(a->sendtype, a->sendcount);
+    check->uniform = !a->varying;
+    if (rank != a->root) return;
+    if (!a->varying) {
+        check->recv = shmcoll_mpi_check_bytes(a->recvtype, a->recvcount);
+        return;
+    }
+    check->counts = a->recvcounts;
+    check->wide = a->wide;
+    check->unit = shmcoll_mpi_check_bytes(a->recvtype, 1);
+}

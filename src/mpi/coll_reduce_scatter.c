@@ -5,7 +5,8 @@
  * elements (recvcount each for the _block variant); rank j receives block j of the reduction.
  * recvcounts, datatype and op are the same on all ranks (MPI requires it), so they alone decide.
  * MPI_IN_PLACE: the input is in recvbuf and the result overwrites its start. */
-#include "mpi/call.h"
+#include "mpi/request.h"
+#include "mpi/check.h"
 
 #include "shmcoll.h"
 
@@ -65,61 +66,144 @@ static void payload(shmcoll_mpi_call_t *call, const void *margs) {
                              : shmcoll_mpi_call_bytes(a->datatype, a->count * p);
 }
 
-static int fallback(const void *margs, MPI_Comm comm, int large) {
+static int fallback(const void *margs, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
     const reduce_scatter_args_t *a = margs;
 #if MPI_VERSION >= 4
     if (large && a->varying)
-        return PMPI_Reduce_scatter_c(a->sendbuf, a->recvbuf, a->recvcounts, a->datatype, a->op,
-                                     comm);
+        return SHMCOLL_PMPI_FORMS_C(how, Reduce_scatter, Ireduce_scatter, a->sendbuf, a->recvbuf,
+                                    a->recvcounts, a->datatype, a->op, comm);
     if (large)
-        return PMPI_Reduce_scatter_block_c(a->sendbuf, a->recvbuf, a->count, a->datatype, a->op,
-                                           comm);
+        return SHMCOLL_PMPI_FORMS_C(how, Reduce_scatter_block, Ireduce_scatter_block, a->sendbuf,
+                                    a->recvbuf, a->count, a->datatype, a->op, comm);
 #endif
     if (a->varying)
-        return PMPI_Reduce_scatter(a->sendbuf, a->recvbuf, a->recvcounts, a->datatype, a->op, comm);
-    return PMPI_Reduce_scatter_block(a->sendbuf, a->recvbuf, (int)a->count, a->datatype, a->op,
-                                     comm);
+        return SHMCOLL_PMPI_FORMS(how, Reduce_scatter, Ireduce_scatter, a->sendbuf, a->recvbuf,
+                                  a->recvcounts, a->datatype, a->op, comm);
+    return SHMCOLL_PMPI_FORMS(how, Reduce_scatter_block, Ireduce_scatter_block, a->sendbuf,
+                              a->recvbuf, (int)a->count, a->datatype, a->op, comm);
 }
 
 static const shmcoll_mpi_coll_desc_t block_desc = {
     SHMCOLL_MPI_REDUCE_SCATTER_BLOCK,
-    {"MPI_Reduce_scatter_block", "MPI_Reduce_scatter_block_c"},
+    SHMCOLL_MPI_NAMES(Reduce_scatter_block, Ireduce_scatter_block),
     prepare,
     payload,
-    fallback};
-static const shmcoll_mpi_coll_desc_t varying_desc = {SHMCOLL_MPI_REDUCE_SCATTER,
-                                                     {"MPI_Reduce_scatter", "MPI_Reduce_scatter_c"},
-                                                     prepare,
-                                                     payload,
-                                                     fallback};
+    fallback,
+    sizeof(reduce_scatter_args_t)};
+static const shmcoll_mpi_coll_desc_t varying_desc = {
+    SHMCOLL_MPI_REDUCE_SCATTER,
+    SHMCOLL_MPI_NAMES(Reduce_scatter, Ireduce_scatter),
+    prepare,
+    payload,
+    fallback,
+    sizeof(reduce_scatter_args_t)};
 
 static int reduce_scatter_any(const void *sendbuf, void *recvbuf, int varying,
                               const void *recvcounts, MPI_Count count, MPI_Datatype datatype,
-                              MPI_Op op, MPI_Comm comm, int large) {
+                              MPI_Op op, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
     const reduce_scatter_args_t a = {sendbuf, recvbuf, varying,  recvcounts,
                                      count,   large,   datatype, op};
-    return shmcoll_mpi_coll_run(varying ? &varying_desc : &block_desc, &a, comm, large);
+    return shmcoll_mpi_coll_call(varying ? &varying_desc : &block_desc, &a, comm, large, how);
 }
 
 SHMCOLL_API int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    return reduce_scatter_any(sendbuf, recvbuf, 0, NULL, recvcount, datatype, op, comm, 0);
+    return reduce_scatter_any(sendbuf, recvbuf, 0, NULL, recvcount, datatype, op, comm, 0, NULL);
 }
+
+SHMCOLL_API int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                          MPI_Request *request) {
+    return reduce_scatter_any(sendbuf, recvbuf, 0, NULL, recvcount, datatype, op, comm, 0,
+                              SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+#if SHMCOLL_MPI_HAVE_PERSISTENT
+SHMCOLL_API int SHMCOLL_MPI_INIT(Reduce_scatter_block)(const void *sendbuf, void *recvbuf,
+                                                       int recvcount, MPI_Datatype datatype,
+                                                       MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                                       MPI_Request *request) {
+    return reduce_scatter_any(sendbuf, recvbuf, 0, NULL, recvcount, datatype, op, comm, 0,
+                              SHMCOLL_MPI_PERSISTENT_HOW(info, request));
+}
+#endif
 
 SHMCOLL_API int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    return reduce_scatter_any(sendbuf, recvbuf, 1, recvcounts, 0, datatype, op, comm, 0);
+    return reduce_scatter_any(sendbuf, recvbuf, 1, recvcounts, 0, datatype, op, comm, 0, NULL);
 }
+
+SHMCOLL_API int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                    MPI_Request *request) {
+    return reduce_scatter_any(sendbuf, recvbuf, 1, recvcounts, 0, datatype, op, comm, 0,
+                              SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+#if SHMCOLL_MPI_HAVE_PERSISTENT
+SHMCOLL_API int SHMCOLL_MPI_INIT(Reduce_scatter)(const void *sendbuf, void *recvbuf,
+                                                 const int recvcounts[], MPI_Datatype datatype,
+                                                 MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                                 MPI_Request *request) {
+    return reduce_scatter_any(sendbuf, recvbuf, 1, recvcounts, 0, datatype, op, comm, 0,
+                              SHMCOLL_MPI_PERSISTENT_HOW(info, request));
+}
+#endif
 
 #if MPI_VERSION >= 4
 SHMCOLL_API int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
                                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    return reduce_scatter_any(sendbuf, recvbuf, 0, NULL, recvcount, datatype, op, comm, 1);
+    return reduce_scatter_any(sendbuf, recvbuf, 0, NULL, recvcount, datatype, op, comm, 1, NULL);
+}
+
+SHMCOLL_API int MPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                            MPI_Request *request) {
+    return reduce_scatter_any(sendbuf, recvbuf, 0, NULL, recvcount, datatype, op, comm, 1,
+                              SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+SHMCOLL_API int MPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf,
+                                                MPI_Count recvcount, MPI_Datatype datatype,
+                                                MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                                MPI_Request *request) {
+    return reduce_scatter_any(sendbuf, recvbuf, 0, NULL, recvcount, datatype, op, comm, 1,
+                              SHMCOLL_MPI_PERSISTENT_HOW(info, request));
 }
 
 SHMCOLL_API int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
                                      const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op,
                                      MPI_Comm comm) {
-    return reduce_scatter_any(sendbuf, recvbuf, 1, recvcounts, 0, datatype, op, comm, 1);
+    return reduce_scatter_any(sendbuf, recvbuf, 1, recvcounts, 0, datatype, op, comm, 1, NULL);
+}
+
+SHMCOLL_API int MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf,
+                                      const MPI_Count recvcounts[], MPI_Datatype datatype,
+                                      MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+    return reduce_scatter_any(sendbuf, recvbuf, 1, recvcounts, 0, datatype, op, comm, 1,
+                              SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+SHMCOLL_API int MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf,
+                                          const MPI_Count recvcounts[], MPI_Datatype datatype,
+                                          MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                          MPI_Request *request) {
+    return reduce_scatter_any(sendbuf, recvbuf, 1, recvcounts, 0, datatype, op, comm, 1,
+                              SHMCOLL_MPI_PERSISTENT_HOW(info, request));
 }
 #endif
+
+/* Datatype, op, the block count or the whole recvcounts array, and MPI_IN_PLACE, all alike on
+ * every rank (check.h). */
+void shmcoll_mpi_check_reduce_scatter(const void *margs, int rank, int size,
+                                      shmcoll_mpi_check_t *check) {
+    const reduce_scatter_args_t *a = margs;
+    check->field[SHMCOLL_MPI_CHECK_OP] = shmcoll_mpi_check_op(a->op);
+    check->field[SHMCOLL_MPI_CHECK_TYPE] = shmcoll_mpi_check_type(a->datatype);
+    check->field[SHMCOLL_MPI_CHECK_IN_PLACE] = a->sendbuf == MPI_IN_PLACE;
+    if (a->varying)
+        check->field[SHMCOLL_MPI_CHECK_COUNTS] =
+            shmcoll_mpi_check_counts_hash(a->recvcounts, a->wide, size, 1);
+    else
+        check->field[SHMCOLL_MPI_CHECK_COUNT] = a->count;
+}

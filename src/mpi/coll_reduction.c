@@ -6,7 +6,8 @@
  * reductions combine in rank order, as MPI requires for non-commutative ops. A send buffer equal
  * to a significant receive buffer is read as MPI_IN_PLACE: erroneous in MPI, but it keeps this
  * rank in step with the others instead of diverging to the library. */
-#include "mpi/call.h"
+#include "mpi/request.h"
+#include "mpi/check.h"
 
 #include "shmcoll.h"
 
@@ -55,96 +56,230 @@ static void payload(shmcoll_mpi_call_t *call, const void *margs) {
     if (!(scans && call->state->inter)) call->bytes = shmcoll_mpi_call_bytes(a->datatype, a->count);
 }
 
-static int fallback(const void *margs, MPI_Comm comm, int large) {
+static int fallback(const void *margs, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
     const reduction_args_t *a = margs;
     const void *in = a->sendbuf;
     void *out = a->recvbuf;
 #if MPI_VERSION >= 4
     if (large) switch (a->kind) {
         case SHMCOLL_KIND_REDUCE:
-            return PMPI_Reduce_c(in, out, a->count, a->datatype, a->op, a->root, comm);
+            return SHMCOLL_PMPI_FORMS_C(how, Reduce, Ireduce, in, out, a->count, a->datatype, a->op,
+                                        a->root, comm);
         case SHMCOLL_KIND_ALLREDUCE:
-            return PMPI_Allreduce_c(in, out, a->count, a->datatype, a->op, comm);
+            return SHMCOLL_PMPI_FORMS_C(how, Allreduce, Iallreduce, in, out, a->count, a->datatype,
+                                        a->op, comm);
         case SHMCOLL_KIND_SCAN:
-            return PMPI_Scan_c(in, out, a->count, a->datatype, a->op, comm);
+            return SHMCOLL_PMPI_FORMS_C(how, Scan, Iscan, in, out, a->count, a->datatype, a->op,
+                                        comm);
         default:
-            return PMPI_Exscan_c(in, out, a->count, a->datatype, a->op, comm);
+            return SHMCOLL_PMPI_FORMS_C(how, Exscan, Iexscan, in, out, a->count, a->datatype, a->op,
+                                        comm);
         }
 #endif
     const int count = (int)a->count;
     switch (a->kind) {
     case SHMCOLL_KIND_REDUCE:
-        return PMPI_Reduce(in, out, count, a->datatype, a->op, a->root, comm);
+        return SHMCOLL_PMPI_FORMS(how, Reduce, Ireduce, in, out, count, a->datatype, a->op, a->root,
+                                  comm);
     case SHMCOLL_KIND_ALLREDUCE:
-        return PMPI_Allreduce(in, out, count, a->datatype, a->op, comm);
+        return SHMCOLL_PMPI_FORMS(how, Allreduce, Iallreduce, in, out, count, a->datatype, a->op,
+                                  comm);
     case SHMCOLL_KIND_SCAN:
-        return PMPI_Scan(in, out, count, a->datatype, a->op, comm);
+        return SHMCOLL_PMPI_FORMS(how, Scan, Iscan, in, out, count, a->datatype, a->op, comm);
     default:
-        return PMPI_Exscan(in, out, count, a->datatype, a->op, comm);
+        return SHMCOLL_PMPI_FORMS(how, Exscan, Iexscan, in, out, count, a->datatype, a->op, comm);
     }
 }
 
-#define REDUCTION(coll, name)                                                                      \
-    { coll, {name, name "_c"}, prepare, payload, fallback }
-static const shmcoll_mpi_coll_desc_t reduce_desc = REDUCTION(SHMCOLL_MPI_REDUCE, "MPI_Reduce");
+#define REDUCTION(coll, Name, IName)                                                               \
+    { coll, SHMCOLL_MPI_NAMES(Name, IName), prepare, payload, fallback, sizeof(reduction_args_t) }
+static const shmcoll_mpi_coll_desc_t reduce_desc = REDUCTION(SHMCOLL_MPI_REDUCE, Reduce, Ireduce);
 static const shmcoll_mpi_coll_desc_t allreduce_desc =
-    REDUCTION(SHMCOLL_MPI_ALLREDUCE, "MPI_Allreduce");
-static const shmcoll_mpi_coll_desc_t scan_desc = REDUCTION(SHMCOLL_MPI_SCAN, "MPI_Scan");
-static const shmcoll_mpi_coll_desc_t exscan_desc = REDUCTION(SHMCOLL_MPI_EXSCAN, "MPI_Exscan");
+    REDUCTION(SHMCOLL_MPI_ALLREDUCE, Allreduce, Iallreduce);
+static const shmcoll_mpi_coll_desc_t scan_desc = REDUCTION(SHMCOLL_MPI_SCAN, Scan, Iscan);
+static const shmcoll_mpi_coll_desc_t exscan_desc = REDUCTION(SHMCOLL_MPI_EXSCAN, Exscan, Iexscan);
 
 static int reduction(const shmcoll_mpi_coll_desc_t *desc, shmcoll_coll_kind_t kind,
                      const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                     MPI_Op op, int root, MPI_Comm comm, int large) {
+                     MPI_Op op, int root, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
     const reduction_args_t a = {kind, sendbuf, recvbuf, count, datatype, op, root};
-    return shmcoll_mpi_coll_run(desc, &a, comm, large);
+    return shmcoll_mpi_coll_call(desc, &a, comm, large, how);
 }
 
 SHMCOLL_API int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, int root, MPI_Comm comm) {
     return reduction(&reduce_desc, SHMCOLL_KIND_REDUCE, sendbuf, recvbuf, count, datatype, op, root,
-                     comm, 0);
+                     comm, 0, NULL);
 }
+
+SHMCOLL_API int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                            MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) {
+    return reduction(&reduce_desc, SHMCOLL_KIND_REDUCE, sendbuf, recvbuf, count, datatype, op, root,
+                     comm, 0, SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+#if SHMCOLL_MPI_HAVE_PERSISTENT
+SHMCOLL_API int SHMCOLL_MPI_INIT(Reduce)(const void *sendbuf, void *recvbuf, int count,
+                                         MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                                         MPI_Info info, MPI_Request *request) {
+    return reduction(&reduce_desc, SHMCOLL_KIND_REDUCE, sendbuf, recvbuf, count, datatype, op, root,
+                     comm, 0, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
+}
+#endif
 
 SHMCOLL_API int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                               MPI_Op op, MPI_Comm comm) {
     return reduction(&allreduce_desc, SHMCOLL_KIND_ALLREDUCE, sendbuf, recvbuf, count, datatype, op,
-                     0, comm, 0);
+                     0, comm, 0, NULL);
 }
+
+SHMCOLL_API int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+    return reduction(&allreduce_desc, SHMCOLL_KIND_ALLREDUCE, sendbuf, recvbuf, count, datatype, op,
+                     0, comm, 0, SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+#if SHMCOLL_MPI_HAVE_PERSISTENT
+SHMCOLL_API int SHMCOLL_MPI_INIT(Allreduce)(const void *sendbuf, void *recvbuf, int count,
+                                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                            MPI_Info info, MPI_Request *request) {
+    return reduction(&allreduce_desc, SHMCOLL_KIND_ALLREDUCE, sendbuf, recvbuf, count, datatype, op,
+                     0, comm, 0, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
+}
+#endif
 
 SHMCOLL_API int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm) {
     return reduction(&scan_desc, SHMCOLL_KIND_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm,
-                     0);
+                     0, NULL);
 }
+
+SHMCOLL_API int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+    return reduction(&scan_desc, SHMCOLL_KIND_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm,
+                     0, SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+#if SHMCOLL_MPI_HAVE_PERSISTENT
+SHMCOLL_API int SHMCOLL_MPI_INIT(Scan)(const void *sendbuf, void *recvbuf, int count,
+                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                       MPI_Info info, MPI_Request *request) {
+    return reduction(&scan_desc, SHMCOLL_KIND_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm,
+                     0, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
+}
+#endif
 
 SHMCOLL_API int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, MPI_Comm comm) {
     return reduction(&exscan_desc, SHMCOLL_KIND_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0,
-                     comm, 0);
+                     comm, 0, NULL);
 }
+
+SHMCOLL_API int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                            MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+    return reduction(&exscan_desc, SHMCOLL_KIND_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0,
+                     comm, 0, SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+#if SHMCOLL_MPI_HAVE_PERSISTENT
+SHMCOLL_API int SHMCOLL_MPI_INIT(Exscan)(const void *sendbuf, void *recvbuf, int count,
+                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                         MPI_Info info, MPI_Request *request) {
+    return reduction(&exscan_desc, SHMCOLL_KIND_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0,
+                     comm, 0, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
+}
+#endif
 
 #if MPI_VERSION >= 4
 SHMCOLL_API int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                              MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
     return reduction(&reduce_desc, SHMCOLL_KIND_REDUCE, sendbuf, recvbuf, count, datatype, op, root,
-                     comm, 1);
+                     comm, 1, NULL);
+}
+
+SHMCOLL_API int MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                              MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                              MPI_Request *request) {
+    return reduction(&reduce_desc, SHMCOLL_KIND_REDUCE, sendbuf, recvbuf, count, datatype, op, root,
+                     comm, 1, SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+SHMCOLL_API int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                                  MPI_Info info, MPI_Request *request) {
+    return reduction(&reduce_desc, SHMCOLL_KIND_REDUCE, sendbuf, recvbuf, count, datatype, op, root,
+                     comm, 1, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
 }
 
 SHMCOLL_API int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
     return reduction(&allreduce_desc, SHMCOLL_KIND_ALLREDUCE, sendbuf, recvbuf, count, datatype, op,
-                     0, comm, 1);
+                     0, comm, 1, NULL);
+}
+
+SHMCOLL_API int MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                 MPI_Request *request) {
+    return reduction(&allreduce_desc, SHMCOLL_KIND_ALLREDUCE, sendbuf, recvbuf, count, datatype, op,
+                     0, comm, 1, SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+SHMCOLL_API int MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                     MPI_Request *request) {
+    return reduction(&allreduce_desc, SHMCOLL_KIND_ALLREDUCE, sendbuf, recvbuf, count, datatype, op,
+                     0, comm, 1, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
 }
 
 SHMCOLL_API int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
     return reduction(&scan_desc, SHMCOLL_KIND_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm,
-                     1);
+                     1, NULL);
+}
+
+SHMCOLL_API int MPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+    return reduction(&scan_desc, SHMCOLL_KIND_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm,
+                     1, SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+SHMCOLL_API int MPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request) {
+    return reduction(&scan_desc, SHMCOLL_KIND_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm,
+                     1, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
 }
 
 SHMCOLL_API int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
     return reduction(&exscan_desc, SHMCOLL_KIND_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0,
-                     comm, 1);
+                     comm, 1, NULL);
+}
+
+SHMCOLL_API int MPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                              MPI_Request *request) {
+    return reduction(&exscan_desc, SHMCOLL_KIND_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0,
+                     comm, 1, SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+SHMCOLL_API int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request) {
+    return reduction(&exscan_desc, SHMCOLL_KIND_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0,
+                     comm, 1, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
 }
 #endif
+
+/* Count, datatype and op everywhere; the root of reduce; MPI_IN_PLACE of allreduce, which all
+ * ranks or none use (check.h). */
+void shmcoll_mpi_check_reduction(const void *margs, int rank, int size,
+                                 shmcoll_mpi_check_t *check) {
+    const reduction_args_t *a = margs;
+    check->field[SHMCOLL_MPI_CHECK_OP] = shmcoll_mpi_check_op(a->op);
+    check->field[SHMCOLL_MPI_CHECK_TYPE] = shmcoll_mpi_check_type(a->datatype);
+    check->field[SHMCOLL_MPI_CHECK_COUNT] = a->count;
+    if (a->kind == SHMCOLL_KIND_REDUCE) check->field[SHMCOLL_MPI_CHECK_ROOT] = a->root;
+    if (a->kind == SHMCOLL_KIND_ALLREDUCE)
+        check->field[SHMCOLL_MPI_CHECK_IN_PLACE] = a->sendbuf == MPI_IN_PLACE;
+}

@@ -6,7 +6,8 @@
  * scatterv only the root knows every size, and the core agrees on the longest before moving
  * anything. MPI_IN_PLACE as recvbuf is allowed at the root only: its block stays where it is in
  * sendbuf and its receive arguments are ignored. */
-#include "mpi/call.h"
+#include "mpi/request.h"
+#include "mpi/check.h"
 
 #include "shmcoll.h"
 
@@ -76,57 +77,110 @@ static void payload(shmcoll_mpi_call_t *call, const void *margs) {
                                              : shmcoll_mpi_call_bytes(a->recvtype, a->recvcount));
 }
 
-static int fallback(const void *margs, MPI_Comm comm, int large) {
+static int fallback(const void *margs, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
     const scatter_args_t *a = margs;
 #if MPI_VERSION >= 4
     if (large && a->varying)
-        return PMPI_Scatterv_c(a->sendbuf, a->sendcounts, a->displs, a->sendtype, a->recvbuf,
-                               a->recvcount, a->recvtype, a->root, comm);
+        return SHMCOLL_PMPI_FORMS_C(how, Scatterv, Iscatterv, a->sendbuf, a->sendcounts, a->displs,
+                                    a->sendtype, a->recvbuf, a->recvcount, a->recvtype, a->root,
+                                    comm);
     if (large)
-        return PMPI_Scatter_c(a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
-                              a->recvtype, a->root, comm);
+        return SHMCOLL_PMPI_FORMS_C(how, Scatter, Iscatter, a->sendbuf, a->sendcount, a->sendtype,
+                                    a->recvbuf, a->recvcount, a->recvtype, a->root, comm);
 #endif
     if (a->varying)
-        return PMPI_Scatterv(a->sendbuf, a->sendcounts, a->displs, a->sendtype, a->recvbuf,
-                             (int)a->recvcount, a->recvtype, a->root, comm);
-    return PMPI_Scatter(a->sendbuf, (int)a->sendcount, a->sendtype, a->recvbuf, (int)a->recvcount,
-                        a->recvtype, a->root, comm);
+        return SHMCOLL_PMPI_FORMS(how, Scatterv, Iscatterv, a->sendbuf, a->sendcounts, a->displs,
+                                  a->sendtype, a->recvbuf, (int)a->recvcount, a->recvtype, a->root,
+                                  comm);
+    return SHMCOLL_PMPI_FORMS(how, Scatter, Iscatter, a->sendbuf, (int)a->sendcount, a->sendtype,
+                              a->recvbuf, (int)a->recvcount, a->recvtype, a->root, comm);
 }
 
 static const shmcoll_mpi_coll_desc_t descs[2] = {
-    {SHMCOLL_MPI_SCATTER, {"MPI_Scatter", "MPI_Scatter_c"}, prepare, payload, fallback},
-    {SHMCOLL_MPI_SCATTERV, {"MPI_Scatterv", "MPI_Scatterv_c"}, prepare, payload, fallback},
+    {SHMCOLL_MPI_SCATTER, SHMCOLL_MPI_NAMES(Scatter, Iscatter), prepare, payload, fallback,
+     sizeof(scatter_args_t)},
+    {SHMCOLL_MPI_SCATTERV, SHMCOLL_MPI_NAMES(Scatterv, Iscatterv), prepare, payload, fallback,
+     sizeof(scatter_args_t)},
 };
 
 static int scatter_any(const void *sendbuf, MPI_Count sendcount, const void *sendcounts,
                        const void *displs, MPI_Datatype sendtype, void *recvbuf,
                        MPI_Count recvcount, MPI_Datatype recvtype, int root, int varying,
-                       MPI_Comm comm, int large) {
+                       MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
     const scatter_args_t a = {sendbuf,   sendcount, sendcounts, displs,  sendtype, recvbuf,
                               recvcount, recvtype,  root,       varying, large};
-    return shmcoll_mpi_coll_run(&descs[varying], &a, comm, large);
+    return shmcoll_mpi_coll_call(&descs[varying], &a, comm, large, how);
 }
 
 SHMCOLL_API int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                             MPI_Comm comm) {
     return scatter_any(sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, recvtype, root,
-                       0, comm, 0);
+                       0, comm, 0, NULL);
 }
+
+SHMCOLL_API int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                             MPI_Comm comm, MPI_Request *request) {
+    return scatter_any(sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, recvtype, root,
+                       0, comm, 0, SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+#if SHMCOLL_MPI_HAVE_PERSISTENT
+SHMCOLL_API int SHMCOLL_MPI_INIT(Scatter)(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                          void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                          int root, MPI_Comm comm, MPI_Info info,
+                                          MPI_Request *request) {
+    return scatter_any(sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, recvtype, root,
+                       0, comm, 0, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
+}
+#endif
 
 SHMCOLL_API int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                              MPI_Datatype sendtype, void *recvbuf, int recvcount,
                              MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return scatter_any(sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                       1, comm, 0);
+                       1, comm, 0, NULL);
 }
+
+SHMCOLL_API int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                              MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                              MPI_Datatype recvtype, int root, MPI_Comm comm,
+                              MPI_Request *request) {
+    return scatter_any(sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                       1, comm, 0, SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+#if SHMCOLL_MPI_HAVE_PERSISTENT
+SHMCOLL_API int SHMCOLL_MPI_INIT(Scatterv)(const void *sendbuf, const int sendcounts[],
+                                           const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                                           int recvcount, MPI_Datatype recvtype, int root,
+                                           MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    return scatter_any(sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                       1, comm, 0, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
+}
+#endif
 
 #if MPI_VERSION >= 4
 SHMCOLL_API int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                               void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                               MPI_Comm comm) {
     return scatter_any(sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, recvtype, root,
-                       0, comm, 1);
+                       0, comm, 1, NULL);
+}
+
+SHMCOLL_API int MPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                               MPI_Comm comm, MPI_Request *request) {
+    return scatter_any(sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, recvtype, root,
+                       0, comm, 1, SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+SHMCOLL_API int MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                   int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    return scatter_any(sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, recvtype, root,
+                       0, comm, 1, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
 }
 
 SHMCOLL_API int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
@@ -134,6 +188,41 @@ SHMCOLL_API int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[]
                                MPI_Count recvcount, MPI_Datatype recvtype, int root,
                                MPI_Comm comm) {
     return scatter_any(sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                       1, comm, 1);
+                       1, comm, 1, NULL);
+}
+
+SHMCOLL_API int MPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
+                                MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                MPI_Request *request) {
+    return scatter_any(sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                       1, comm, 1, SHMCOLL_MPI_NONBLOCKING_HOW(request));
+}
+
+SHMCOLL_API int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                    const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
+                                    MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                                    MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    return scatter_any(sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                       1, comm, 1, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
 }
 #endif
+
+/* The root; every receiver's block against the root's send count (scatter: one size for all;
+ * scatterv: the root's sendcounts[j] against rank j's block) (check.h). */
+void shmcoll_mpi_check_scatter(const void *margs, int rank, int size, shmcoll_mpi_check_t *check) {
+    const scatter_args_t *a = margs;
+    check->field[SHMCOLL_MPI_CHECK_ROOT] = a->root;
+    if (a->recvbuf != MPI_IN_PLACE)
+        check->recv = shmcoll_mpi_check_bytes(a->recvtype, a->recvcount);
+    check->uniform = !a->varying;
+    if (rank != a->root) return;
+    if (!a->varying) {
+        check->send = shmcoll_mpi_check_bytes(a->sendtype, a->sendcount);
+        return;
+    }
+    check->counts = a->sendcounts;
+    check->wide = a->wide;
+    check->unit = shmcoll_mpi_check_bytes(a->sendtype, 1);
+    check->against_recv = 1;
+}

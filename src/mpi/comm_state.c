@@ -7,7 +7,11 @@
  *   one process                                              -> handled locally, no team
  *   the group cannot be set up (all members agree on it)     -> not handled, warned once
  *   otherwise                                                -> its group: one node team
- *                                                               per node (group_setup.c) */
+ *                                                               per node (group_setup.c)
+ * The setup itself waits for the communicator's SHMCOLL_COLLS_THRESHOLD-th collective (MPICH's
+ * MPIR_CVAR_POSIX_NUM_COLLS_THRESHOLD, 5, likewise): the ones before go to the MPI library, so a
+ * communicator used only a few times costs no segment. Every rank calls the same collectives on
+ * a communicator in the same order, so all count alike and set up at the same call. */
 #include "mpi/comm_state.h"
 
 #include "base/config.h"
@@ -124,7 +128,12 @@ shmcoll_status_t shmcoll_mpi_comm_state_get(MPI_Comm comm, int setup_now,
             return SHMCOLL_ERR_INVALID;
         }
     }
-    if (setup_now && state->kind == SHMCOLL_MPI_COMM_UNDECIDED) setup(comm, state);
+    if (setup_now && state->kind == SHMCOLL_MPI_COMM_UNDECIDED) {
+        if (++state->colls >= shmcoll_config()->colls_threshold)
+            setup(comm, state);
+        else
+            state->reason = "not yet used SHMCOLL_COLLS_THRESHOLD times";
+    }
     *out = state;
     return SHMCOLL_OK;
 }

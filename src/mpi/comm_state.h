@@ -14,7 +14,7 @@
 #include <mpi.h>
 
 typedef enum shmcoll_mpi_comm_kind {
-    SHMCOLL_MPI_COMM_UNDECIDED,   /* setup not run yet */
+    SHMCOLL_MPI_COMM_UNDECIDED,   /* setup not run yet (`reason` says why, once it was put off) */
     SHMCOLL_MPI_COMM_GROUP,       /* handled by `group`: shared memory on each node */
     SHMCOLL_MPI_COMM_SELF,        /* one process: handled locally, no team */
     SHMCOLL_MPI_COMM_NOT_HANDLED, /* every call goes to the MPI library (`reason` says why) */
@@ -26,6 +26,7 @@ typedef struct shmcoll_mpi_comm {
     int inter;  /* intercommunicator: rank and size are those of the local group */
     int counts; /* this rank counts the communicator's operations in the statistics */
     shmcoll_mpi_comm_kind_t kind;
+    long colls;             /* wrapped collectives called on it while undecided */
     const char *reason;     /* why the communicator is not handled */
     shmcoll_group_t *group; /* for SHMCOLL_MPI_COMM_GROUP: &setup->group */
     shmcoll_mpi_group_t *setup;

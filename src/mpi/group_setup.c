@@ -2,24 +2,30 @@
  *
  * Collective over the communicator, run once at its first collective (comm_state.c), at the same
  * point on every rank; every decision below is made alike everywhere:
- *   nodes     MPI_Comm_split_type(SHARED) (or SHMCOLL_SIM_NODES: N virtual nodes, ranks in
- *             blocks or round-robin); every member learns every member's node from one allgather
- *             of node labels (the communicator rank of the node's first member);
+ *   nodes     a split by node label (node_label.c: the processes that can share segments; or
+ *             SHMCOLL_SIM_NODES: N virtual nodes, ranks in blocks or round-robin); every member
+ *             learns every member's node from one allgather of node labels (the communicator
+ *             rank of the node's first member);
  *   teams     each node's members create their node team, bootstrapped over the node's
  *             communicator; one allreduce then tells every member whether every node succeeded,
  *             so either all members have a group or none has (no rank takes another path alone);
  *   network   with several nodes, SHMCOLL_NET_LEADERS leaders per node (at most the smallest
- *             node's members): the channel communicators of mpi/net.c, split once, here.
+ *             node's members: group/leaders.c): the channel communicators of mpi/net.c, split
+ *             once, here; with SHMCOLL_VERBOSE=1 rank 0 logs each node's ranks and leaders.
  * The node communicators are freed at the end: a team needs them only to be born. */
 #include "mpi/group_setup.h"
+#include "mpi/node_label.h"
 
 #include "base/config.h"
 #include "base/log.h"
+#include "group/leaders.h"
+#include "topo/cpus.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int node_allgather(void *ctx, const void *in, void *out, size_t bytes) {
     if (bytes > INT_MAX) return 1;
@@ -55,7 +61,7 @@ static int sim_node(const char *setting, int rank, int size) {
 static int split_nodes(MPI_Comm comm, int rank, int size, MPI_Comm *node) {
     const int sim = sim_node(shmcoll_config()->sim_nodes, rank, size);
     if (sim >= 0) return PMPI_Comm_split(comm, sim, rank, node);
-    return PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, node);
+    return PMPI_Comm_split(comm, shmcoll_mpi_node_label(), rank, node);
 }
 
 void shmcoll_mpi_group_destroy(shmcoll_mpi_group_t *g) {
@@ -66,15 +72,36 @@ void shmcoll_mpi_group_destroy(shmcoll_mpi_group_t *g) {
     free(g);
 }
 
-/* Leaders per node: as asked, at most the members of the smallest node, at least one. */
-static int channels_for(const shmcoll_group_map_t *map) {
-    long asked = shmcoll_config()->net_leaders;
-    int smallest = map->size;
-    for (int n = 0; n < map->nnodes; n++)
-        smallest = map->node_size[n] < smallest ? map->node_size[n] : smallest;
-    if (asked > smallest) asked = smallest;
-    if (asked > SHMCOLL_NET_MAX_CHANNELS) asked = SHMCOLL_NET_MAX_CHANNELS;
-    return asked < 1 ? 1 : (int)asked;
+/* The layout of a group over nodes, for its rank 0's verbose line: each node's ranks and leaders,
+ * "node 0: ranks 0-1 (leader 0), node 1: ranks 2-3 (leader 2)", cut short with "..." when long. */
+static void describe_nodes(const shmcoll_group_map_t *map, int leaders, char *buf, size_t len) {
+    size_t at = 0;
+    for (int n = 0; n < map->nnodes && at < len; n++) {
+        const int *members = map->members + map->node_first[n];
+        at += (size_t)snprintf(buf + at, len - at, "%snode %d: %s ", n ? ", " : "", n,
+                               map->node_size[n] > 1 ? "ranks" : "rank");
+        if (at < len)
+            at += shmcoll_group_format_ranks(members, map->node_size[n], buf + at, len - at);
+        if (at < len)
+            at += (size_t)snprintf(buf + at, len - at, " (%s ", leaders > 1 ? "leaders" : "leader");
+        if (at < len) at += shmcoll_group_format_ranks(members, leaders, buf + at, len - at);
+        if (at < len) at += (size_t)snprintf(buf + at, len - at, ")");
+    }
+    if (at >= len && len > 4) memcpy(buf + len - 4, "...", 4);
+}
+
+/* Whether this node's members share their CPUs with another node's and are more than the CPUs:
+ * several nodes on one kernel (one namespace per simulated node). Each node team then believes
+ * it has the CPUs to itself and would spin on them; from `all` (label and machine of each rank),
+ * so every member of a node decides alike. */
+static int shares_cpus(const unsigned *all, int size, unsigned machine, int label) {
+    int on_machine = 0, other_node = 0;
+    for (int r = 0; r < size; r++) {
+        if (!machine || all[2 * r + 1] != machine) continue;
+        on_machine++;
+        other_node |= all[2 * r] != (unsigned)label;
+    }
+    return other_node && on_machine > sysconf(_SC_NPROCESSORS_ONLN);
 }
 
 shmcoll_status_t shmcoll_mpi_group_setup(MPI_Comm comm, int rank, int size,
@@ -86,10 +113,14 @@ shmcoll_status_t shmcoll_mpi_group_setup(MPI_Comm comm, int rank, int size,
         return SHMCOLL_ERR_NOT_SUPPORTED;
     }
     int node_rank = 0, node_size = 1, label = rank, labels[size];
+    unsigned mine[2], all[2 * size];
     PMPI_Comm_rank(node, &node_rank);
     PMPI_Comm_size(node, &node_size);
     PMPI_Bcast(&label, 1, MPI_INT, 0, node); /* the node's label: its first member's rank */
-    PMPI_Allgather(&label, 1, MPI_INT, labels, 1, MPI_INT, comm);
+    mine[0] = (unsigned)label;
+    mine[1] = shmcoll_topo_machine_id();
+    PMPI_Allgather(mine, 2, MPI_UNSIGNED, all, 2, MPI_UNSIGNED, comm);
+    for (int r = 0; r < size; r++) labels[r] = (int)all[2 * r];
     shmcoll_mpi_group_t *g = calloc(1, sizeof *g);
     /* A member without its group takes part in team creation all the same, and fails it. */
     const int ready = g && shmcoll_group_map_init(&g->group.map, labels, size) == SHMCOLL_OK;
@@ -113,6 +144,7 @@ shmcoll_status_t shmcoll_mpi_group_setup(MPI_Comm comm, int rank, int size,
                                        : "another node has no shared memory for its team";
         return status != SHMCOLL_OK ? status : SHMCOLL_ERR_NO_SPACE;
     }
+    if (shares_cpus(all, size, mine[1], label)) shmcoll_team_share_cpus(team);
     team->progress = progress_mpi;
     team->progress_ctx = NULL;
     shmcoll_group_t *group = &g->group;
@@ -121,7 +153,7 @@ shmcoll_status_t shmcoll_mpi_group_setup(MPI_Comm comm, int rank, int size,
     group->node = group->map.node_of[rank];
     group->team = team;
     if (group->map.nnodes > 1) {
-        const int channels = channels_for(&group->map);
+        const int channels = shmcoll_group_leaders(&group->map, shmcoll_config()->net_leaders);
         /* Collective over comm, the same number of calls everywhere (channels is agreed). */
         status = shmcoll_mpi_net_init(&g->net, comm, group->node, group->map.node_rank[rank],
                                       group->map.nnodes, channels);
@@ -133,9 +165,13 @@ shmcoll_status_t shmcoll_mpi_group_setup(MPI_Comm comm, int rank, int size,
             *reason = "the leaders' communicators could not be made";
             return SHMCOLL_ERR_SYSTEM;
         }
-        shmcoll_log_verbose("communicator of %d ranks over %d nodes (this node: %d ranks), %d "
-                            "leader(s) per node",
-                            size, group->map.nnodes, group->map.node_size[group->node], channels);
+        if (rank == 0) {
+            char nodes[768];
+            describe_nodes(&group->map, channels, nodes, sizeof nodes);
+            shmcoll_log_verbose("communicator of %d ranks on %d nodes, %d %s per node: %s", size,
+                                group->map.nnodes, channels, channels > 1 ? "leaders" : "leader",
+                                nodes);
+        }
     }
     *out = g;
     return SHMCOLL_OK;

@@ -7,6 +7,7 @@
 #include "mpi/init.h"
 #include "mpi/comm_state.h"
 #include "mpi/datatype.h"
+#include "mpi/footprint.h"
 #include "mpi/op.h"
 #include "mpi/stats.h"
 
@@ -24,6 +25,12 @@
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static atomic_int ready;
 static int world_rank = -1;
+static void (*finalize_hook[4])(void);
+static int finalize_hooks;
+
+void shmcoll_mpi_init_at_finalize(void (*hook)(void)) {
+    if (finalize_hooks < 4) finalize_hook[finalize_hooks++] = hook;
+}
 
 /* The first line of the MPI library's version, for the tuning files' fingerprint. */
 static void tell_tune_the_library(void) {
@@ -79,7 +86,9 @@ SHMCOLL_API int MPI_Finalize(void) {
     const shmcoll_config_t *config = shmcoll_config();
     /* With SHMCOLL_DISABLE=1 the layer is only set up to report statistics. */
     if ((!config->disable || config->stats) && shmcoll_mpi_init_ensure()) {
+        for (int i = 0; i < finalize_hooks; i++) finalize_hook[i]();
         if (config->stats) shmcoll_mpi_stats_report();
+        if (config->stats) shmcoll_mpi_footprint_report();
         shmcoll_mpi_comm_state_finalize();
         atomic_store_explicit(&ready, 0, memory_order_release);
     }

@@ -12,4 +12,8 @@
  * not (yet, or no longer) initialised: the caller then passes the call to the MPI library. */
 int shmcoll_mpi_init_ensure(void);
 
+/* `hook` runs first in MPI_Finalize, while MPI still works (a layer that holds MPI objects:
+ * the requests of non-blocking and persistent collectives). At most four. */
+void shmcoll_mpi_init_at_finalize(void (*hook)(void));
+
 #endif

@@ -24,21 +24,38 @@ static const char *const coll_names[SHMCOLL_MPI_COLL_COUNT] = {
     "gather",         "gatherv", "scatter", "scatterv",  "alltoall",
     "alltoallv"};
 
+/* One entry per collective and form, the blocking ones first. */
+#define ENTRIES (SHMCOLL_MPI_COLL_COUNT * SHMCOLL_MPI_FORM_COUNT)
+
+static void entry_name(int entry, char *name, size_t len) {
+    const char *coll = coll_names[entry % SHMCOLL_MPI_COLL_COUNT];
+    switch (entry / SHMCOLL_MPI_COLL_COUNT) {
+    case SHMCOLL_MPI_NONBLOCKING:
+        snprintf(name, len, "i%s", coll);
+        break;
+    case SHMCOLL_MPI_PERSISTENT:
+        snprintf(name, len, "%s_init", coll);
+        break;
+    default:
+        snprintf(name, len, "%s", coll);
+    }
+}
+
 static _Atomic uint64_t handled_calls, fallback_calls;
 static struct {
-    _Atomic uint64_t calls, bytes, dav, net;
+    _Atomic uint64_t calls, bytes, dav, net, starts;
     struct {
         _Atomic(const char *) name;
         _Atomic uint64_t count;
     } algos[ALGO_SLOTS];
     _Atomic uint64_t other_algos;
-} colls[SHMCOLL_MPI_COLL_COUNT];
+} colls[ENTRIES];
 
 static void add(_Atomic uint64_t *counter, uint64_t value) {
     atomic_fetch_add_explicit(counter, value, memory_order_relaxed);
 }
 
-static void count_algo(shmcoll_mpi_coll_t coll, const char *name) {
+static void count_algo(int coll, const char *name) {
     for (int slot = 0; slot < ALGO_SLOTS; slot++) {
         const char *current =
             atomic_load_explicit(&colls[coll].algos[slot].name, memory_order_relaxed);
@@ -54,19 +71,30 @@ static void count_algo(shmcoll_mpi_coll_t coll, const char *name) {
     add(&colls[coll].other_algos, 1);
 }
 
-void shmcoll_mpi_stats_record(shmcoll_mpi_coll_t coll, const shmcoll_mpi_comm_t *state, int handled,
-                              uint64_t bytes, uint64_t share, const char *algo, uint64_t dav,
-                              uint64_t net) {
+void shmcoll_mpi_stats_record(shmcoll_mpi_coll_t coll_, shmcoll_mpi_form_t form,
+                              const shmcoll_mpi_comm_t *state, int handled, uint64_t bytes,
+                              uint64_t share, const char *algo, uint64_t dav, uint64_t net) {
     if (!shmcoll_config()->stats) return;
+    const int coll = (int)form * SHMCOLL_MPI_COLL_COUNT + (int)coll_;
     if (dav) add(&colls[coll].dav, dav);
     if (net) add(&colls[coll].net, net);
     if (!state) return;
     if (share) add(&colls[coll].bytes, share);
     if (!state->counts) return;
-    add(handled ? &handled_calls : &fallback_calls, 1);
-    add(&colls[coll].calls, 1);
+    if (form == SHMCOLL_MPI_PERSISTENT && handled) {
+        add(&colls[coll].starts, 1); /* its call is its *_init */
+    } else {
+        add(handled ? &handled_calls : &fallback_calls, 1);
+        add(&colls[coll].calls, 1);
+    }
     add(&colls[coll].bytes, bytes);
     count_algo(coll, algo ? algo : "unknown");
+}
+
+void shmcoll_mpi_stats_record_init(shmcoll_mpi_coll_t coll, const shmcoll_mpi_comm_t *state) {
+    if (!shmcoll_config()->stats || !state || !state->counts) return;
+    add(&handled_calls, 1);
+    add(&colls[SHMCOLL_MPI_PERSISTENT * SHMCOLL_MPI_COLL_COUNT + coll].calls, 1);
 }
 
 typedef struct algo_record {
@@ -74,11 +102,11 @@ typedef struct algo_record {
     uint64_t count;
 } algo_record_t;
 
-#define RECORDS_PER_RANK (SHMCOLL_MPI_COLL_COUNT * (ALGO_SLOTS + 1))
+#define RECORDS_PER_RANK (ENTRIES * (ALGO_SLOTS + 1))
 
 static void fill_records(algo_record_t *records) {
     memset(records, 0, RECORDS_PER_RANK * sizeof *records);
-    for (int coll = 0; coll < SHMCOLL_MPI_COLL_COUNT; coll++) {
+    for (int coll = 0; coll < ENTRIES; coll++) {
         algo_record_t *row = records + coll * (ALGO_SLOTS + 1);
         for (int slot = 0; slot < ALGO_SLOTS; slot++) {
             const char *name = atomic_load(&colls[coll].algos[slot].name);
@@ -125,15 +153,16 @@ static void format_algos(const algo_record_t *all, int nranks, int coll, char *t
 }
 
 void shmcoll_mpi_stats_report(void) {
-    enum { HANDLED, FALLBACK, PER_COLL, NCOUNTERS = PER_COLL + 4 * SHMCOLL_MPI_COLL_COUNT };
+    enum { HANDLED, FALLBACK, PER_COLL, NCOUNTERS = PER_COLL + 5 * ENTRIES };
     uint64_t mine[NCOUNTERS], total[NCOUNTERS];
     mine[HANDLED] = atomic_load(&handled_calls);
     mine[FALLBACK] = atomic_load(&fallback_calls);
-    for (int coll = 0; coll < SHMCOLL_MPI_COLL_COUNT; coll++) {
-        mine[PER_COLL + 4 * coll] = atomic_load(&colls[coll].calls);
-        mine[PER_COLL + 4 * coll + 1] = atomic_load(&colls[coll].bytes);
-        mine[PER_COLL + 4 * coll + 2] = atomic_load(&colls[coll].dav);
-        mine[PER_COLL + 4 * coll + 3] = atomic_load(&colls[coll].net);
+    for (int coll = 0; coll < ENTRIES; coll++) {
+        mine[PER_COLL + 5 * coll] = atomic_load(&colls[coll].calls);
+        mine[PER_COLL + 5 * coll + 1] = atomic_load(&colls[coll].bytes);
+        mine[PER_COLL + 5 * coll + 2] = atomic_load(&colls[coll].dav);
+        mine[PER_COLL + 5 * coll + 3] = atomic_load(&colls[coll].net);
+        mine[PER_COLL + 5 * coll + 4] = atomic_load(&colls[coll].starts);
     }
     int rank, nranks;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -157,15 +186,18 @@ void shmcoll_mpi_stats_report(void) {
     /* Printed with fprintf, not the logger: the format is a stable interface for scripts. */
     fprintf(stderr, "shmcoll: handled %llu calls, fell back %llu\n",
             (unsigned long long)total[HANDLED], (unsigned long long)total[FALLBACK]);
-    for (int coll = 0; coll < SHMCOLL_MPI_COLL_COUNT; coll++) {
-        const uint64_t *c = total + PER_COLL + 4 * coll;
+    for (int coll = 0; coll < ENTRIES; coll++) {
+        const uint64_t *c = total + PER_COLL + 5 * coll;
         if (!c[0]) continue;
-        char algos[1024], net[48] = "";
+        char algos[1024], net[48] = "", starts[48] = "", name[48];
         format_algos(all, nranks, coll, algos, sizeof algos);
+        entry_name(coll, name, sizeof name);
         if (c[3]) snprintf(net, sizeof net, " net=%llu", (unsigned long long)c[3]);
-        fprintf(stderr, "shmcoll: %s calls=%llu bytes=%llu dav=%llu%s algo=%s\n", coll_names[coll],
-                (unsigned long long)c[0], (unsigned long long)c[1], (unsigned long long)c[2], net,
-                algos);
+        if (coll / SHMCOLL_MPI_COLL_COUNT == SHMCOLL_MPI_PERSISTENT)
+            snprintf(starts, sizeof starts, " starts=%llu", (unsigned long long)c[4]);
+        fprintf(stderr, "shmcoll: %s calls=%llu%s bytes=%llu dav=%llu%s algo=%s\n", name,
+                (unsigned long long)c[0], starts, (unsigned long long)c[1],
+                (unsigned long long)c[2], net, algos);
     }
     free(all);
 }

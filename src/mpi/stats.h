@@ -17,7 +17,12 @@
  *                                           allgather, gather and scatter, p * p for alltoall
  * A block sent "in place" counts as sent. For gatherv, scatterv and alltoallv no rank knows the
  * whole payload, so every rank adds its own share (what it sends) instead. On an
- * intercommunicator the payload of these twelve collectives is not counted (0). */
+ * intercommunicator the payload of these twelve collectives is not counted (0).
+ *
+ * Forms: each collective's non-blocking and persistent forms are entries of their own
+ * ("iallreduce", "allreduce_init"). A non-blocking operation is counted when it completes. A
+ * persistent one counts its *_init as the call (handled or fell back) and every start it ran in
+ * shared memory as a start (starts=), with the start's bytes, DAV and algorithm. */
 #ifndef SHMCOLL_MPI_STATS_H
 #define SHMCOLL_MPI_STATS_H
 
@@ -45,12 +50,23 @@ typedef enum shmcoll_mpi_coll {
     SHMCOLL_MPI_COLL_COUNT
 } shmcoll_mpi_coll_t;
 
-/* Records one call on this rank. `state` may be NULL (not counted: no counting rank known);
- * `algo` names the algorithm (NULL counts as "unknown"). `bytes` is counted by the counting rank,
- * `share` (this rank's part of a payload no rank knows whole) by every rank. */
-void shmcoll_mpi_stats_record(shmcoll_mpi_coll_t coll, const shmcoll_mpi_comm_t *state, int handled,
-                              uint64_t bytes, uint64_t share, const char *algo, uint64_t dav,
-                              uint64_t net);
+typedef enum shmcoll_mpi_form {
+    SHMCOLL_MPI_BLOCKING,
+    SHMCOLL_MPI_NONBLOCKING, /* MPI_I* */
+    SHMCOLL_MPI_PERSISTENT,  /* MPI_*_init, then MPI_Start */
+    SHMCOLL_MPI_FORM_COUNT
+} shmcoll_mpi_form_t;
+
+/* Records one call on this rank (of a persistent collective: one start, or its *_init when it
+ * fell back). `state` may be NULL (not counted: no counting rank known); `algo` names the
+ * algorithm (NULL counts as "unknown"). `bytes` is counted by the counting rank, `share` (this
+ * rank's part of a payload no rank knows whole) by every rank. */
+void shmcoll_mpi_stats_record(shmcoll_mpi_coll_t coll, shmcoll_mpi_form_t form,
+                              const shmcoll_mpi_comm_t *state, int handled, uint64_t bytes,
+                              uint64_t share, const char *algo, uint64_t dav, uint64_t net);
+
+/* Records the *_init of a persistent collective served in shared memory. */
+void shmcoll_mpi_stats_record_init(shmcoll_mpi_coll_t coll, const shmcoll_mpi_comm_t *state);
 
 /* Collective over MPI_COMM_WORLD: sums every rank's counters and prints them at rank 0. */
 void shmcoll_mpi_stats_report(void);

@@ -1,5 +1,6 @@
 #include "topo/cpus.h"
 
+#include <stdio.h>
 #include <unistd.h>
 
 void shmcoll_topo_affinity(cpu_set_t *mask) {
@@ -14,4 +15,16 @@ int shmcoll_topo_union_count(const cpu_set_t *masks, int count) {
     CPU_ZERO(&all);
     for (int i = 0; i < count; i++) CPU_OR(&all, &all, &masks[i]);
     return CPU_COUNT(&all);
+}
+
+unsigned shmcoll_topo_machine_id(void) {
+    char text[64] = "";
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (!f) return 0;
+    const int got = fgets(text, sizeof text, f) != NULL;
+    fclose(f);
+    unsigned hash = 2166136261u; /* FNV-1a */
+    for (const char *c = text; got && *c && *c != '\n'; c++)
+        hash = (hash ^ (unsigned char)*c) * 16777619u;
+    return got ? hash | 1u : 0;
 }

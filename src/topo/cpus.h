@@ -12,4 +12,9 @@ void shmcoll_topo_affinity(cpu_set_t *mask);
 /* Number of CPUs in the union of `count` masks. */
 int shmcoll_topo_union_count(const cpu_set_t *masks, int count);
 
+/* A number naming the running kernel (a hash of its boot id; 0 if unreadable): processes that
+ * see different hosts (a container or network namespace per node) but share one kernel share its
+ * CPUs, so nodes with the same number must count their ranks together against the CPUs. */
+unsigned shmcoll_topo_machine_id(void);
+
 #endif

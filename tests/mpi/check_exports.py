@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Checks the dynamic symbol table of libshmcoll: only MPI_* entry points and the public shmcoll_*
-API are exported (no PMPI_*, no internal symbols), and every interposed entry point is there,
-including the MPI-4 large-count twins when the MPI library underneath has them."""
+"""Checks the dynamic symbol table of libshmcoll: only MPI_* (and Open MPI's MPIX_*) entry points
+and the public shmcoll_* API are exported (no PMPI_*, no internal symbols), and every interposed
+entry point is there: the blocking collectives, their non-blocking and persistent forms (MPI-4's
+MPI_*_init, or Open MPI 4's MPIX_*_init), the request calls, and the MPI-4 large-count twins when
+the MPI library underneath has them."""
 import re
 import subprocess
 import sys
@@ -10,9 +12,15 @@ COLLECTIVES = ["MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Reduce_scatter_b
                "MPI_Reduce_scatter", "MPI_Scan", "MPI_Exscan", "MPI_Allgather", "MPI_Allgatherv",
                "MPI_Gather", "MPI_Gatherv", "MPI_Scatter", "MPI_Scatterv", "MPI_Alltoall",
                "MPI_Alltoallv"]
-REQUIRED = ["MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Barrier",
-            "shmcoll_version", "shmcoll_stats_dav", "shmcoll_fingerprint"] + COLLECTIVES
 LARGE_COUNT = [name + "_c" for name in COLLECTIVES]
+NONBLOCKING = ["MPI_I" + name[4].lower() + name[5:] for name in ["MPI_Barrier"] + COLLECTIVES]
+PERSISTENT = [name + "_init" for name in ["MPI_Barrier"] + COLLECTIVES]
+REQUESTS = ["MPI_Wait", "MPI_Test", "MPI_Waitall", "MPI_Testall", "MPI_Waitany", "MPI_Testany",
+            "MPI_Waitsome", "MPI_Testsome", "MPI_Request_get_status", "MPI_Request_free",
+            "MPI_Start", "MPI_Startall"]
+REQUIRED = ["MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Barrier",
+            "shmcoll_version", "shmcoll_stats_dav", "shmcoll_fingerprint"] + COLLECTIVES + \
+    NONBLOCKING + REQUESTS
 
 
 def defined_symbols(path):
@@ -39,13 +47,19 @@ def main():
     lib = sys.argv[1]
     exported = defined_symbols(lib)
     errors = [f"exported but not public: {s}" for s in sorted(exported)
-              if not re.match(r"^(MPI_|mpi_|shmcoll_)", s)]
+              if not re.match(r"^(MPI_|MPIX_|mpi_|shmcoll_)", s)]
     required = list(REQUIRED)
     mpi = mpi_library(lib)
     if mpi is None:
         errors.append("libshmcoll is not linked with an MPI library")
-    elif "PMPI_Allreduce_c" in defined_symbols(mpi):
-        required += LARGE_COUNT
+    else:
+        library = defined_symbols(mpi)
+        if "PMPI_Allreduce_c" in library:
+            required += LARGE_COUNT + [name + "_c" for name in NONBLOCKING[1:] + PERSISTENT[1:]]
+        if "PMPI_Allreduce_init" in library:
+            required += PERSISTENT
+        elif "PMPIX_Allreduce_init" in library:
+            required += [name.replace("MPI_", "MPIX_", 1) for name in PERSISTENT]
     errors += [f"missing: {s}" for s in required if s not in exported]
     print(f"{lib}: {len(exported)} exported symbols: {' '.join(sorted(exported))}")
     for e in errors:

@@ -5,7 +5,9 @@ The launcher follows the MPI flavour the build was configured with (MPICH's hydr
 mpirun, which needs --allow-run-as-root and --oversubscribe on small machines). Environment
 variables for the ranks, including LD_PRELOAD, are passed through the launcher so that the
 launcher itself runs without them. Every run gets a private segment directory (SHMCOLL_SHM_DIR),
-which must be empty afterwards: a run that leaves a shared segment behind fails.
+which must be empty afterwards: a run that leaves a shared segment behind fails. Runs set
+SHMCOLL_COLLS_THRESHOLD=1 (shared memory from a communicator's first collective) unless --env
+says otherwise.
 
 Checks, by option:
   (default)           exit status 0 and a "PASS" line from the program
@@ -16,6 +18,10 @@ Checks, by option:
   --expect-failure    the job must fail (non-zero exit), within --max-seconds
   --output-contains   text that must appear in the job's output (repeatable)
   --output-once       text that must appear exactly once (repeatable)
+  --output-lacks      text that must not appear (repeatable)
+  --error-names-rank  R: one of shmcoll's error lines ("shmcoll...error:") names rank R, as
+                      "rank R" or by its pid, which the program printed as "... rank R is pid P"
+                      (the library names a node team's members by their node rank and pid)
 
 With --cluster NODESxPPN the job runs across the simulated cluster (scripts/cluster.sh up first)
 through scripts/cluster-run.sh: NODES x PPN ranks, in blocks or, with --cyclic, round-robin; each
@@ -30,12 +36,15 @@ import sys
 import tempfile
 import time
 
-COLLS = ("barrier", "bcast", "reduce", "allreduce", "reduce_scatter_block", "reduce_scatter",
-         "scan", "exscan", "allgather", "allgatherv", "gather", "gatherv", "scatter", "scatterv",
-         "alltoall", "alltoallv")
+BLOCKING = ("barrier", "bcast", "reduce", "allreduce", "reduce_scatter_block", "reduce_scatter",
+            "scan", "exscan", "allgather", "allgatherv", "gather", "gatherv", "scatter", "scatterv",
+            "alltoall", "alltoallv")
+# In the library's order: the blocking forms, the non-blocking ones, the persistent ones (whose
+# lines add starts=, the shared-memory runs their algorithms count).
+COLLS = BLOCKING + tuple("i" + c for c in BLOCKING) + tuple(c + "_init" for c in BLOCKING)
 HANDLED_RE = re.compile(r"^shmcoll: handled (\d+) calls, fell back (\d+)$")
 COLL_RE = re.compile(
-    r"^shmcoll: (\w+) calls=(\d+) bytes=(\d+) dav=(\d+)(?: net=\d+)? "
+    r"^shmcoll: (\w+) calls=(\d+)(?: starts=(\d+))? bytes=(\d+) dav=(\d+)(?: net=\d+)? "
     r"algo=([\w.+-]+:\d+(?:,[\w.+-]+:\d+)*)$")
 EXPECT_HANDLED_RE = re.compile(r"^expect: handled=(\d+) fellback=(\d+)$")
 EXPECT_COLL_RE = re.compile(r"^expect: (\w+) calls=(\d+) bytes=(\d+) pmpi=(\d+)$")
@@ -98,11 +107,12 @@ def parse_stats(lines):
             if name not in COLLS or name in colls:
                 return None, None, f"unexpected or repeated statistics line: {line}"
             algos = {}
-            for item in m.group(5).split(","):
+            for item in m.group(6).split(","):
                 algo, count = item.rsplit(":", 1)
                 algos[algo] = int(count)
-            colls[name] = dict(calls=int(m.group(2)), bytes=int(m.group(3)),
-                               dav=int(m.group(4)), algos=algos)
+            colls[name] = dict(calls=int(m.group(2)), bytes=int(m.group(4)),
+                               dav=int(m.group(5)), algos=algos,
+                               runs=int(m.group(3)) if m.group(3) is not None else None)
         elif line.startswith("shmcoll: ") and re.match(r"^shmcoll: \w+ calls=", line):
             return None, None, f"malformed statistics line: {line}"
     if handled is None:
@@ -151,7 +161,8 @@ def check_stats(stdout_lines, stderr_lines, disabled):
         for key in ("calls", "bytes"):
             if got[key] != want[key]:
                 errors.append(f"{name}: {key}={got[key]}, expected {want[key]}")
-        if sum(got["algos"].values()) != got["calls"]:
+        runs = got["calls"] if got["runs"] is None else got["runs"] + got["algos"].get("pmpi", 0)
+        if sum(got["algos"].values()) != runs:
             errors.append(f"{name}: algorithm counts {got['algos']} do not add up to calls")
         if got["algos"].get("pmpi", 0) != want["pmpi"]:
             errors.append(f"{name}: pmpi:{got['algos'].get('pmpi', 0)}, expected {want['pmpi']}")
@@ -162,6 +173,15 @@ def check_stats(stdout_lines, stderr_lines, disabled):
             if not low <= got["dav"] <= high:
                 errors.append(f"{name}: dav={got['dav']} outside [{low}, {high}]")
     return errors
+
+
+def names_rank(output, rank):
+    """Whether an error line of shmcoll names `rank`: "rank R" (not followed by a digit) or the
+    pid the program reported for it ("rank R is pid P")."""
+    pids = set(re.findall(rf"\brank {rank} is pid (\d+)\b", output))
+    names = [rf"\brank {rank}(?!\d)"] + [rf"\bpid {pid}\b" for pid in pids]
+    lines = [line for line in output.splitlines() if re.match(r"^shmcoll(\[\d+\])?: error:", line)]
+    return any(re.search(name, line) for line in lines for name in names)
 
 
 def main():
@@ -185,6 +205,8 @@ def main():
     parser.add_argument("--max-seconds", type=float)
     parser.add_argument("--output-contains", action="append", default=[])
     parser.add_argument("--output-once", action="append", default=[])
+    parser.add_argument("--output-lacks", action="append", default=[])
+    parser.add_argument("--error-names-rank", type=int, action="append", default=[])
     parser.add_argument("--timeout", type=float, default=240)
     parser.add_argument("program", nargs=argparse.REMAINDER)
     args = parser.parse_args()
@@ -202,8 +224,10 @@ def main():
     shm_dir = tempfile.mkdtemp(prefix="shmcoll-test-", dir=base)
     if args.cluster:  # each node has a /dev/shm of its own
         in_cluster_nodes(args.cluster[0], "mkdir", "-m", "700", "-p", shm_dir)
-    # No tuning file of the machine's: the tests choose their algorithms themselves.
-    env = {"SHMCOLL_SHM_DIR": shm_dir, "SHMCOLL_TUNE_DIR": shm_dir}
+    # No tuning file of the machine's: the tests choose their algorithms themselves. Shared
+    # memory from a communicator's first collective (the library waits for its fifth), so that
+    # the tests see every call served; a test of the threshold sets it with --env.
+    env = {"SHMCOLL_SHM_DIR": shm_dir, "SHMCOLL_TUNE_DIR": shm_dir, "SHMCOLL_COLLS_THRESHOLD": "1"}
     if args.check_stats:
         env["SHMCOLL_STATS"] = "1"
     if args.disabled:
@@ -251,6 +275,12 @@ def main():
     for text in args.output_once:
         if (out + err).count(text) != 1:
             errors.append(f"output contains {text!r} {(out + err).count(text)} times, not once")
+    for text in args.output_lacks:
+        if text in out + err:
+            errors.append(f"output contains {text!r}")
+    for rank in args.error_names_rank:
+        if not names_rank(out + err, rank):
+            errors.append(f"no error line of shmcoll names rank {rank} (nor its pid)")
     if args.check_stats and rc == 0:
         errors += check_stats(out.splitlines(), err.splitlines(),
                               args.disabled or args.all_fallback)

@@ -11,7 +11,8 @@
  * Files: options.c (command line), layout.c (counts, displacements and buffer sizes of a case),
  * data.c (deterministic inputs and element checks), expect.c (the expected result of every
  * collective), calls.c (one call to either implementation), measure.c (warm-up, calibration,
- * timed loops, DAV), copy.c (memcpy bandwidth), report.c (table or CSV), main.c (the driver). */
+ * timed loops, DAV, overlap), copy.c (memcpy bandwidth), report.c (table or CSV), main.c (the
+ * driver). */
 #ifndef SHMCOLL_BENCH_BENCH_H
 #define SHMCOLL_BENCH_BENCH_H
 
@@ -45,6 +46,14 @@ typedef enum shmcoll_bench_impl {
     SHMCOLL_BENCH_NIMPL
 } shmcoll_bench_impl_t;
 
+/* How a call is made: blocking, non-blocking (MPI_I* then MPI_Wait) or persistent (MPI_*_init
+ * once per case and implementation, then MPI_Start and MPI_Wait per call). */
+typedef enum shmcoll_bench_form {
+    SHMCOLL_BENCH_FORM_BLOCKING,
+    SHMCOLL_BENCH_FORM_NONBLOCKING,
+    SHMCOLL_BENCH_FORM_PERSISTENT
+} shmcoll_bench_form_t;
+
 /* Element type of the data. Reductions use MPI_SUM, which MPI defines for all three; bytes are
  * reduced as MPI_UNSIGNED_CHAR (MPI_SUM is not defined on MPI_BYTE) and sums wrap modulo 256. */
 typedef enum shmcoll_bench_type {
@@ -75,6 +84,8 @@ typedef struct shmcoll_bench_options {
     int copy;             /* measure the memcpy bandwidth of every size */
     int csv;              /* machine-readable output */
     const char *csv_file; /* --csv-file: the rows as CSV in this file too (table on stdout) */
+    shmcoll_bench_form_t form;
+    int overlap; /* non-blocking: also the OSU-style overlap of every row */
 } shmcoll_bench_options_t;
 
 /* One measured case: a collective at one message size. The counts and displacements of this
@@ -96,15 +107,18 @@ typedef struct shmcoll_bench_case {
     void *sendbuf; /* bcast: the buffer on every rank */
     void *recvbuf;
     int cache_bust; /* rewrite the send buffer before every call */
+    shmcoll_bench_form_t form;
+    MPI_Request persistent[2]; /* the persistent form's request of each implementation */
 } shmcoll_bench_case_t;
 
 typedef struct shmcoll_bench_result {
-    long iters;                       /* timed iterations per loop */
-    int rounds;                       /* loops per implementation */
-    double usec[SHMCOLL_BENCH_NIMPL]; /* per-rank mean per call, maximum over ranks (rank 0) */
-    int dav_known;                    /* 0: the library cannot report its DAV */
-    double dav;                       /* shmcoll's bytes loaded + stored per call, all ranks */
-    double copy_gbs;                  /* memcpy bandwidth at this size, all ranks; 0: none */
+    long iters;                          /* timed iterations per loop */
+    int rounds;                          /* loops per implementation */
+    double usec[SHMCOLL_BENCH_NIMPL];    /* per-rank mean per call, maximum over ranks (rank 0) */
+    int dav_known;                       /* 0: the library cannot report its DAV */
+    double dav;                          /* shmcoll's bytes loaded + stored per call, all ranks */
+    double copy_gbs;                     /* memcpy bandwidth at this size, all ranks; 0: none */
+    double overlap[SHMCOLL_BENCH_NIMPL]; /* --overlap: percent of the call hidden; <0: none */
 } shmcoll_bench_result_t;
 
 /* options.c: parse argv (identical on every rank). Returns 0 to run, 1 after printing the help
@@ -150,8 +164,14 @@ size_t shmcoll_bench_data_check(shmcoll_bench_type_t type, const void *buf, size
 void shmcoll_bench_expect_check(const shmcoll_bench_case_t *bcase, shmcoll_bench_impl_t impl,
                                 unsigned long tag);
 
-/* calls.c: one call of the case's collective through `impl`; returns the MPI error code. */
+/* calls.c: one call of the case's collective through `impl` in the case's form (non-blocking and
+ * persistent: to its completion); returns the MPI error code. */
 int shmcoll_bench_call_run(const shmcoll_bench_case_t *bcase, shmcoll_bench_impl_t impl);
+/* Non-blocking: posts the call into *request. Persistent: creates its request (MPI_*_init). */
+int shmcoll_bench_call_post(const shmcoll_bench_case_t *bcase, shmcoll_bench_impl_t impl,
+                            shmcoll_bench_form_t form, MPI_Request *request);
+/* MPI_Wait through `impl`. */
+int shmcoll_bench_call_wait(shmcoll_bench_impl_t impl, MPI_Request *request);
 
 /* measure.c: warm-up, calibration and the alternating timed loops of one case. Collective over
  * the case's communicator. Aborts the job with a message when a result is wrong. */

@@ -98,6 +98,7 @@ int main(int argc, char **argv) {
                               .rank = rank,
                               .nprocs = nprocs,
                               .comm = MPI_COMM_WORLD,
+                              .form = o.form,
                               .sendcounts = counts,
                               .sdispls = counts + nprocs,
                               .recvcounts = counts + 2 * nprocs,

@@ -15,7 +15,17 @@
  * 5. shmcoll's DAV counter (bytes its kernels load and store on this rank) is read before and
  *    after the timed loops; the growth per call, summed over ranks, is the DAV per call.
  * Every loop, warm-up and calibration included, ends with a check of its last iteration's result
- * on the ranks that receive one (expect.c); a wrong result aborts the job naming the case. */
+ * on the ranks that receive one (expect.c); a wrong result aborts the job naming the case.
+ *
+ * Forms (--form): a non-blocking call is timed from its post to the end of its MPI_Wait; a
+ * persistent one is created once per case and implementation (not timed) and timed from its
+ * MPI_Start to the end of its MPI_Wait.
+ *
+ * Overlap (--overlap, non-blocking form), as OSU's osu_iallreduce measures it: with t_pure the
+ * post + wait time measured above, each iteration posts, computes (a busy loop) for t_pure and
+ * waits; with t_total that iteration's time and t_compute the busy loop's own,
+ * overlap = 1 - (t_total - t_compute) / t_pure, in percent, mean over the iterations, minimum over
+ * the ranks. 100% means the collective cost nothing beyond the computation. */
 #include "bench.h"
 
 #include <stdio.h>
@@ -125,8 +135,59 @@ static long calibrate(const shmcoll_bench_case_t *c, double target) {
     return iters > MAX_ITERS ? MAX_ITERS : (long)iters;
 }
 
-void shmcoll_bench_measure_run(const shmcoll_bench_case_t *c, const shmcoll_bench_options_t *o,
+/* Busy computation for `seconds` (touching no memory beyond a counter); returns its own time. */
+static double compute(double seconds) {
+    volatile unsigned long spin = 0;
+    const double start = PMPI_Wtime();
+    double now;
+    while ((now = PMPI_Wtime()) - start < seconds) spin = spin + 1;
+    return now - start;
+}
+
+/* Percent overlap of `impl` (see the top), agreed as the minimum over ranks. */
+static double overlap_measure(shmcoll_bench_case_t *c, shmcoll_bench_impl_t impl, long iters,
+                              double pure_usec) {
+    const double pure = pure_usec * 1e-6;
+    double total = 0, busy = 0;
+    prepare(c, next_tag);
+    for (long i = 0; i < iters; i++) {
+        MPI_Request request;
+        PMPI_Barrier(c->comm);
+        const double start = PMPI_Wtime();
+        if (shmcoll_bench_call_post(c, impl, SHMCOLL_BENCH_FORM_NONBLOCKING, &request) !=
+            MPI_SUCCESS)
+            call_or_abort(c, impl); /* reports the failure */
+        busy += compute(pure);
+        shmcoll_bench_call_wait(impl, &request);
+        total += PMPI_Wtime() - start;
+    }
+    shmcoll_bench_expect_check(c, impl, next_tag++);
+    double percent = pure > 0 ? 100.0 * (1.0 - (total - busy) / ((double)iters * pure)) : 0;
+    if (percent < 0) percent = 0;
+    PMPI_Allreduce(MPI_IN_PLACE, &percent, 1, MPI_DOUBLE, MPI_MIN, c->comm);
+    return percent;
+}
+
+/* The persistent form's requests, one per implementation, for the case's buffers. */
+static void persistent_create(shmcoll_bench_case_t *c) {
+    for (int impl = 0; impl < SHMCOLL_BENCH_NIMPL; impl++)
+        if (shmcoll_bench_call_post(c, (shmcoll_bench_impl_t)impl, SHMCOLL_BENCH_FORM_PERSISTENT,
+                                    &c->persistent[impl]) != MPI_SUCCESS) {
+            fprintf(stderr, "shmcoll-bench: %s_init failed on rank %d\n",
+                    shmcoll_bench_coll_name(c->coll), c->rank);
+            MPI_Abort(MPI_COMM_WORLD, 4);
+        }
+}
+
+static void persistent_free(shmcoll_bench_case_t *c) {
+    PMPI_Request_free(&c->persistent[SHMCOLL_BENCH_IMPL_MPI]);
+    MPI_Request_free(&c->persistent[SHMCOLL_BENCH_IMPL_SHMCOLL]);
+}
+
+void shmcoll_bench_measure_run(const shmcoll_bench_case_t *c_, const shmcoll_bench_options_t *o,
                                shmcoll_bench_result_t *result) {
+    shmcoll_bench_case_t case_copy = *c_, *c = &case_copy;
+    if (c->form == SHMCOLL_BENCH_FORM_PERSISTENT) persistent_create(c);
     /* Calibration starts with single calls, which warm up further. */
     long warmup = o->iters ? (o->iters + 9) / 10 : 1;
     timed_loop(c, SHMCOLL_BENCH_IMPL_MPI, warmup);
@@ -160,4 +221,14 @@ void shmcoll_bench_measure_run(const shmcoll_bench_case_t *c, const shmcoll_benc
     result->iters = iters;
     result->rounds = o->rounds;
     result->copy_gbs = 0;
+    for (int i = 0; i < SHMCOLL_BENCH_NIMPL; i++) result->overlap[i] = -1;
+    if (o->overlap && c->form == SHMCOLL_BENCH_FORM_NONBLOCKING && !c->cache_bust) {
+        /* Every rank computes for the slowest rank's time (rank 0 has it), as OSU does. */
+        double pure[SHMCOLL_BENCH_NIMPL] = {worst_all[0], worst_all[1]};
+        PMPI_Bcast(pure, SHMCOLL_BENCH_NIMPL, MPI_DOUBLE, 0, c->comm);
+        long n = iters < 1000 ? iters : 1000;
+        for (int i = 0; i < SHMCOLL_BENCH_NIMPL; i++)
+            result->overlap[i] = overlap_measure(c, (shmcoll_bench_impl_t)i, n, pure[i]);
+    }
+    if (c->form == SHMCOLL_BENCH_FORM_PERSISTENT) persistent_free(c);
 }

@@ -101,6 +101,13 @@ static void usage(FILE *out) {
         "                   (default 64k)\n"
         "  --no-cache-bust-rows  no extra cache-busted rows\n"
         "  --no-copy        do not measure the memcpy bandwidth (copy GB/s column)\n"
+        "  --form F         blocking (default), nonblocking (MPI_I* + MPI_Wait) or persistent\n"
+        "                   (MPI_*_init once, then MPI_Start + MPI_Wait per call)\n"
+        "  --overlap        with --form nonblocking: also the overlap of computation with\n"
+        "                   each call, OSU style (post, compute for the call's time, wait;\n"
+        "                   overlap = 1 - (total - compute) / call time); "
+        "SHMCOLL_PROGRESS_THREAD=1\n"
+        "                   lets shmcoll's calls advance during the computation\n"
         "  --csv            machine-readable output: CSV instead of the table\n"
         "  --csv-file FILE  also write the results as CSV to FILE (the table, or --csv,\n"
         "                   still goes to standard output); shmcoll-bench-plot draws it\n"
@@ -162,6 +169,16 @@ static int parse_colls(char *list, int *run) {
     return 0;
 }
 
+/* The index of `text` in a NULL-terminated list of names in enum order, or -1. */
+static int pick(const char *text, const char *const *names) {
+    for (int i = 0; names[i]; i++)
+        if (strcmp(text, names[i]) == 0) return i;
+    return -1;
+}
+
+static const char *const type_names[] = {"double", "int", "byte", NULL};
+static const char *const form_names[] = {"blocking", "nonblocking", "persistent", NULL};
+
 static int fail(int rank, const char *what, const char *value) {
     if (rank == 0) {
         fprintf(stderr, "shmcoll-bench: %s%s%s\n", what, value ? ": " : "", value ? value : "");
@@ -188,6 +205,8 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
                                              {"csv", no_argument, NULL, 'C'},
                                              {"csv-file", required_argument, NULL, 'o'},
                                              {"fingerprint", no_argument, NULL, 'F'},
+                                             {"form", required_argument, NULL, 'x'},
+                                             {"overlap", no_argument, NULL, 'O'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     *o = (shmcoll_bench_options_t){.min_size = 8,
@@ -201,7 +220,7 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
     for (int c = 0; c < SHMCOLL_BENCH_NCOLL; c++) o->run[c] = 1;
 
     opterr = 0; /* messages come from fail(), on rank 0 only */
-    int opt, no_extra = 0;
+    int opt, no_extra = 0, choice;
     char *end;
     while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (opt) {
@@ -238,14 +257,9 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
             }
             break;
         case 'T':
-            if (strcmp(optarg, "double") == 0)
-                o->type = SHMCOLL_BENCH_DOUBLE;
-            else if (strcmp(optarg, "int") == 0)
-                o->type = SHMCOLL_BENCH_INT;
-            else if (strcmp(optarg, "byte") == 0)
-                o->type = SHMCOLL_BENCH_BYTE;
-            else
+            if ((choice = pick(optarg, type_names)) < 0)
                 return fail(rank, "--type must be double, int or byte", optarg);
+            o->type = (shmcoll_bench_type_t)choice;
             break;
         case 'b':
             o->bust = SHMCOLL_BENCH_BUST_ALL;
@@ -265,6 +279,14 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
         case 'o':
             o->csv_file = optarg;
             break;
+        case 'x':
+            if ((choice = pick(optarg, form_names)) < 0)
+                return fail(rank, "--form must be blocking, nonblocking or persistent", optarg);
+            o->form = (shmcoll_bench_form_t)choice;
+            break;
+        case 'O':
+            o->overlap = 1;
+            break;
         case 'F':
             if (rank == 0) {
                 char text[512];
@@ -283,5 +305,7 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
     /* --cache-bust wins: every row is already cache-busted. */
     if (no_extra && o->bust == SHMCOLL_BENCH_BUST_EXTRA) o->bust = SHMCOLL_BENCH_BUST_NONE;
     if (o->min_size > o->max_size) return fail(rank, "--min-size exceeds --max-size", NULL);
+    if (o->overlap && o->form != SHMCOLL_BENCH_FORM_NONBLOCKING)
+        return fail(rank, "--overlap needs --form nonblocking", NULL);
     return 0;
 }

@@ -118,6 +118,16 @@ static void header(FILE *out, int csv, const shmcoll_bench_options_t *o, int npr
             "every rank memcpy's size bytes at once, repeated, 2 x size / time summed over ranks "
             "(from memory once the ranks' buffers exceed the last-level cache)\n",
             lead);
+    if (o->form == SHMCOLL_BENCH_FORM_NONBLOCKING)
+        fprintf(out, "%sform: non-blocking, timed from MPI_I* to the end of MPI_Wait%s\n", lead,
+                o->overlap ? "; overlap rows: percent of the call hidden behind computation "
+                             "(OSU style: post, compute for the call's time, wait)"
+                           : "");
+    else if (o->form == SHMCOLL_BENCH_FORM_PERSISTENT)
+        fprintf(out,
+                "%sform: persistent, MPI_*_init once per row (not timed), timed from MPI_Start to "
+                "the end of MPI_Wait\n",
+                lead);
     if (disabled && strcmp(disabled, "0") != 0) {
         fprintf(out, "%sSHMCOLL_DISABLE is set: both columns measure the MPI library\n", lead);
     }
@@ -195,7 +205,11 @@ void shmcoll_bench_report_row(const shmcoll_bench_options_t *o, const shmcoll_be
     double speedup = shm > 0 ? mpi / shm : 0;
     /* bytes per ns = GB/s */
     double dav_gbs = shm > 0 ? r->dav / (shm * 1e3) : 0;
-    const char *name = shmcoll_bench_coll_name(c->coll);
+    /* The form in the name, as the statistics print it: iallreduce, allreduce_init. */
+    char name[48];
+    snprintf(name, sizeof name, "%s%s%s", c->form == SHMCOLL_BENCH_FORM_NONBLOCKING ? "i" : "",
+             shmcoll_bench_coll_name(c->coll),
+             c->form == SHMCOLL_BENCH_FORM_PERSISTENT ? "_init" : "");
     char dav[32], copy[32];
     gbs_text(dav_gbs, r->dav_known, 0, dav, sizeof dav);
     gbs_text(r->copy_gbs, 1, 0, copy, sizeof copy);
@@ -223,6 +237,9 @@ void shmcoll_bench_report_row(const shmcoll_bench_options_t *o, const shmcoll_be
     if (!o->csv) {
         printf("%-23s %6s %8ld %12.2f %12.2f %7.2fx %9s %9s\n", label, size, r->iters, mpi, shm,
                speedup, dav, copy);
+        if (r->overlap[0] >= 0)
+            printf("%-23s %6s %8s %11.1f%% %11.1f%%\n", "  overlap", "", "",
+                   r->overlap[SHMCOLL_BENCH_IMPL_MPI], r->overlap[SHMCOLL_BENCH_IMPL_SHMCOLL]);
         fflush(stdout);
     }
 }

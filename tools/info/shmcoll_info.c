@@ -3,8 +3,14 @@
  * Prints the topology (this machine's, or one given as an hwloc synthetic description or XML
  * file), the hierarchies a team of N ranks would get under a rank mapping, the algorithm
  * registry, every knob with its value, and the algorithm the selector picks per collective and
- * message size for that team. Everything is computed by the same code the library runs. */
+ * message size for that team; with --nodes, how a communicator of those ranks spans nodes (each
+ * node's ranks and leaders, and the form and network bytes of allreduce across them). Everything
+ * is computed by the same code the library runs. */
 #include "base/config.h"
+#include "core/budget.h"
+#include "core/team.h"
+#include "group/compose.h"
+#include "group/leaders.h"
 #include "kernels/nt_policy.h"
 #include "select/select.h"
 #include "shmcoll.h"
@@ -12,6 +18,7 @@
 #include "topo/topo.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +27,7 @@ typedef struct options {
     const char *topology; /* synthetic description or XML path; NULL: this machine */
     int ranks;            /* 0: one per PU */
     const char *mapping;
+    const char *nodes; /* --nodes, or NULL */
 } options_t;
 
 static void usage(FILE *out) {
@@ -27,6 +35,7 @@ static void usage(FILE *out) {
         out,
         "usage: shmcoll-info [--topology \"<hwloc synthetic>\" | --topology-xml FILE]\n"
         "                    [--ranks N] [--mapping linear|numa-rr|<pu,pu,...>]\n"
+        "                    [--nodes N[:cyclic] | --nodes A,B,...]\n"
         "Prints what shmcoll knows and would do on a machine, without an MPI launch.\n"
         "\n"
         "Computed by the same code the library runs: the topology (this machine's, through\n"
@@ -34,7 +43,10 @@ static void usage(FILE *out) {
         "barrier and for reductions (level <i>: <kind> groups=<g> leaders=<ranks>), the\n"
         "algorithm registry (every algorithm of every collective, by the name SHMCOLL_TUNE\n"
         "uses), every knob with its value, and the algorithm the selector picks per\n"
-        "collective and message size for that team.\n"
+        "collective and message size for that team. With --nodes, a section \"nodes\": how a\n"
+        "communicator of those ranks spans nodes, as the library composes its collectives\n"
+        "there: each node's ranks, its leaders (node rank c leads network channel c), and for\n"
+        "allreduce at a few sizes the form taken and the bytes each node hands to the network.\n"
         "\n"
         "options:\n"
         "  -t, --topology DESC      an hwloc synthetic description of the machine, e.g.\n"
@@ -45,6 +57,11 @@ static void usage(FILE *out) {
         "  -m, --mapping MAP        the PU of each rank: linear (rank r on the r-th PU),\n"
         "                           numa-rr (ranks dealt round-robin over the NUMA nodes) or\n"
         "                           a list of PU numbers 0,8,16,... (default linear)\n"
+        "  -N, --nodes N[:cyclic]   split the ranks into N nodes as SHMCOLL_SIM_NODES does: in\n"
+        "                           blocks of consecutive ranks, or round-robin with :cyclic\n"
+        "      --nodes A,B,...      nodes of A, B, ... consecutive ranks (uneven nodes; the sum\n"
+        "                           is the team size unless --ranks is given, which it must "
+        "match)\n"
         "  -h, --help               this text\n"
         "\n"
         "environment:\n"
@@ -52,7 +69,9 @@ static void usage(FILE *out) {
         "  values. SHMCOLL_HIER_BCAST and SHMCOLL_HIER_REDUCE shape the hierarchies,\n"
         "  SHMCOLL_CHUNK and SHMCOLL_CMA the choices, which are the cost model's: overrides by\n"
         "  SHMCOLL_TUNE or a tuning file are not applied to them. The topology and mapping\n"
-        "  come from the options, not from SHMCOLL_TOPO or SHMCOLL_MAP.\n"
+        "  come from the options, not from SHMCOLL_TOPO or SHMCOLL_MAP. With --nodes,\n"
+        "  SHMCOLL_NET_LEADERS, SHMCOLL_NET_SPLIT and SHMCOLL_NET_SEGMENT shape the nodes section\n"
+        "  (the nodes come from --nodes, not from SHMCOLL_SIM_NODES).\n"
         "\n"
         "exit status:\n"
         "  0 on success, 1 when the topology or mapping cannot be used, 2 for a bad option.\n"
@@ -61,16 +80,201 @@ static void usage(FILE *out) {
         "  shmcoll-info\n"
         "  shmcoll-info --topology \"pack:2 numa:4 l3:2 core:8 pu:1\" --ranks 64 --mapping "
         "numa-rr\n"
-        "  SHMCOLL_CMA=off shmcoll-info --ranks 16\n");
+        "  SHMCOLL_CMA=off shmcoll-info --ranks 16\n"
+        "  SHMCOLL_NET_LEADERS=2 shmcoll-info --ranks 8 --nodes 2:cyclic\n"
+        "  shmcoll-info --ranks 4 --nodes 3,1\n");
+}
+
+/* ---- --nodes ------------------------------------------------------------------------------ */
+
+/* Ranks per node of a list "A,B,..." (count of them in *nnodes, their sum returned), or -1 when
+ * the text is not one; sizes may be NULL to count only. */
+static long node_list(const char *text, int *sizes, int *nnodes) {
+    long sum = 0;
+    *nnodes = 0;
+    if (!strchr(text, ',')) return -1;
+    for (const char *p = text;; p++) {
+        char *end;
+        const long size = strtol(p, &end, 10);
+        if (end == p || size < 1 || (*end && *end != ',')) return -1;
+        sum += size;
+        if (sum > 1 << 20) return -1; /* a team of at most 2^20 ranks */
+        if (sizes) sizes[*nnodes] = (int)size;
+        (*nnodes)++;
+        if (!*end) return sum;
+        p = end;
+    }
+}
+
+/* Nodes asked as "N" or "N:cyclic" (*cyclic set), or -1. */
+static long node_count(const char *text, int *cyclic) {
+    char *end;
+    const long n = strtol(text, &end, 10);
+    *cyclic = !strcmp(end, ":cyclic");
+    return n >= 1 && end != text && (!*end || *cyclic) ? n : -1;
+}
+
+/* Checks --nodes; a list gives the team size when --ranks does not. 0, or 2 (a bad option). */
+static int check_nodes(options_t *o) {
+    int nnodes, cyclic;
+    const long sum = node_list(o->nodes, NULL, &nnodes);
+    if (sum < 0 && node_count(o->nodes, &cyclic) < 0) {
+        fprintf(stderr,
+                "shmcoll-info: --nodes takes N, N:cyclic or a list of ranks per node A,B,..., "
+                "not '%s'\n",
+                o->nodes);
+        return 2;
+    }
+    if (sum >= 0 && o->ranks && o->ranks != sum) {
+        fprintf(stderr, "shmcoll-info: --nodes %s places %ld ranks, --ranks asks for %d\n",
+                o->nodes, sum, o->ranks);
+        return 2;
+    }
+    if (sum >= 0) o->ranks = (int)sum;
+    return 0;
+}
+
+/* The node label of each of n ranks as --nodes places them: a list in blocks of its sizes; N in
+ * blocks or round-robin, N at most n, as mpi/group_setup.c places SHMCOLL_SIM_NODES. Writes how
+ * to `how`. */
+static void node_labels(const char *text, int n, int *labels, char *how, size_t how_len) {
+    int nnodes, cyclic;
+    int *sizes = malloc((strlen(text) / 2 + 1) * sizeof *sizes);
+    if (sizes && node_list(text, sizes, &nnodes) >= 0) {
+        for (int node = 0, r = 0; node < nnodes; node++)
+            for (int i = 0; i < sizes[node]; i++) labels[r++] = node;
+        snprintf(how, how_len, "in blocks of the sizes given");
+        free(sizes);
+        return;
+    }
+    free(sizes);
+    long nodes = node_count(text, &cyclic);
+    if (nodes > n) nodes = n;
+    for (int r = 0; r < n; r++)
+        labels[r] = cyclic ? r % (int)nodes : (int)((long long)r * nodes / n);
+    snprintf(how, how_len, "%s", cyclic ? "round-robin" : "in blocks");
+}
+
+/* Bytes of share c of n elements (of `extent` bytes) among `shares` leaders: the split of
+ * group/compose_allreduce.c (share_at), as even as can be, in leader order. */
+static size_t share_bytes(size_t n, int c, int shares, size_t extent) {
+    return (n * (size_t)(c + 1) / (size_t)shares - n * (size_t)c / (size_t)shares) * extent;
+}
+
+static int compare_sizes(const void *a, const void *b) {
+    const size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Allreduce of doubles across the nodes at a few sizes: the form compose_allreduce.c takes and
+ * the bytes each node hands to the network per call, by channel (leader), as the composition
+ * counts them (SHMCOLL_STATS's net= is their sum over the nodes and calls). */
+static void print_net_allreduce(const shmcoll_group_map_t *map, int leaders,
+                                const shmcoll_config_t *config) {
+    const size_t extent = sizeof(double), split = config->net_split;
+    size_t segment = config->net_segment / extent; /* elements, as the composition rounds them */
+    if (segment < (size_t)leaders) segment = (size_t)leaders;
+    if (segment > (size_t)INT_MAX) segment = (size_t)INT_MAX;
+    printf(
+        "  allreduce of doubles across the nodes (SHMCOLL_NET_SPLIT=%zu, SHMCOLL_NET_SEGMENT=%zu):"
+        "\n",
+        split, config->net_segment);
+    printf("    small, below SHMCOLL_NET_SPLIT bytes: node reduce to each node's rank 0, one\n"
+           "      allreduce among them on channel 0, node bcast\n");
+    if (leaders == 1)
+        printf("    large, from SHMCOLL_NET_SPLIT bytes: segments of %zu bytes, each through node\n"
+               "      reduce-scatter to the leader, one allreduce among the leaders on channel 0,\n"
+               "      node allgatherv, segment after segment\n",
+               segment * extent);
+    else
+        printf(
+            "    large, from SHMCOLL_NET_SPLIT bytes: the %d leaders of a node each own 1/%d of\n"
+            "      every segment of %zu bytes: node reduce-scatter, one allreduce per channel\n"
+            "      at once, node allgatherv, segment after segment\n",
+            leaders, leaders, segment * extent);
+    printf("    non-commutative ops: %s\n", shmcoll_compose_all_blocks(map)
+                                                ? "the same (each node holds consecutive ranks)"
+                                                : "the MPI library (a node's ranks are not "
+                                                  "consecutive)");
+    printf("    %12s  %-20s  %s\n", "bytes", "form",
+           "to the network per node and call (by channel)");
+    const size_t below = split > extent ? (split - 1) / extent * extent : 0;
+    size_t sizes[] = {8, 4096, below, split, 1 << 20, 16 << 20, 64 << 20};
+    qsort(sizes, sizeof sizes / sizeof sizes[0], sizeof sizes[0], compare_sizes);
+    size_t last = 0;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        const size_t bytes = sizes[i] / extent * extent, count = bytes / extent;
+        if (!count || bytes <= last) continue; /* ascending, each once */
+        last = bytes;
+        char form[48] = "small", channels[SHMCOLL_NET_MAX_CHANNELS * 40];
+        if (bytes < split) {
+            snprintf(channels, sizeof channels, "channel 0: %zu", bytes);
+        } else {
+            const size_t segments = (count + segment - 1) / segment, rest = count % segment;
+            snprintf(form, sizeof form, "large, %zu segment%s", segments, segments == 1 ? "" : "s");
+            size_t at = 0;
+            for (int c = 0; c < leaders && at < sizeof channels; c++) {
+                const size_t share = (count / segment) * share_bytes(segment, c, leaders, extent) +
+                                     share_bytes(rest, c, leaders, extent);
+                at += (size_t)snprintf(channels + at, sizeof channels - at, "%schannel %d: %zu",
+                                       c ? ", " : "", c, share);
+            }
+        }
+        printf("    %12zu  %-20s  %zu (%s)\n", bytes, form, bytes, channels);
+    }
+}
+
+/* The section "nodes": how a communicator of n ranks spans the nodes --nodes describes, with the
+ * group map and the leader rule of the library (group/group.h, group/leaders.h). */
+static int print_nodes(const char *spec, int n, const shmcoll_config_t *config) {
+    int *labels = malloc((size_t)n * sizeof *labels);
+    shmcoll_group_map_t map;
+    char how[64];
+    if (!labels) return 1;
+    node_labels(spec, n, labels, how, sizeof how);
+    const shmcoll_status_t status = shmcoll_group_map_init(&map, labels, n);
+    free(labels);
+    if (status != SHMCOLL_OK) return 1;
+    printf("nodes: %d ranks on %d node%s, %s (--nodes %s)\n", n, map.nnodes,
+           map.nnodes == 1 ? "" : "s", how, spec);
+    if (map.nnodes == 1) {
+        printf("  one node: its team serves every collective, no network step\n");
+        shmcoll_group_map_fini(&map);
+        return 0;
+    }
+    const int leaders = shmcoll_group_leaders(&map, config->net_leaders);
+    int smallest = n;
+    for (int node = 0; node < map.nnodes; node++)
+        if (map.node_size[node] < smallest) smallest = map.node_size[node];
+    printf("  leaders per node: %d (SHMCOLL_NET_LEADERS=%ld, at most %d and the smallest node's %d "
+           "rank%s)\n",
+           leaders, config->net_leaders, SHMCOLL_NET_MAX_CHANNELS, smallest,
+           smallest == 1 ? "" : "s");
+    char ranks[4096];
+    for (int node = 0; node < map.nnodes; node++) {
+        const int *members = map.members + map.node_first[node], size = map.node_size[node];
+        shmcoll_group_format_ranks(members, size, ranks, sizeof ranks);
+        printf("  node %d: %d rank%s %s, leader%s", node, size, size == 1 ? "" : "s", ranks,
+               leaders == 1 ? "" : "s");
+        for (int c = 0; c < leaders; c++)
+            printf("%s rank %d (channel %d)", c ? "," : "", members[c], c);
+        printf("\n");
+    }
+    print_net_allreduce(&map, leaders, config);
+    shmcoll_group_map_fini(&map);
+    return 0;
 }
 
 static int parse_options(int argc, char **argv, options_t *o) {
-    static const struct option longs[] = {
-        {"topology", required_argument, NULL, 't'}, {"topology-xml", required_argument, NULL, 'x'},
-        {"ranks", required_argument, NULL, 'n'},    {"mapping", required_argument, NULL, 'm'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+    static const struct option longs[] = {{"topology", required_argument, NULL, 't'},
+                                          {"topology-xml", required_argument, NULL, 'x'},
+                                          {"ranks", required_argument, NULL, 'n'},
+                                          {"mapping", required_argument, NULL, 'm'},
+                                          {"nodes", required_argument, NULL, 'N'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
     *o = (options_t){.mapping = "linear"};
-    for (int c; (c = getopt_long(argc, argv, "t:x:n:m:h", longs, NULL)) != -1;) {
+    for (int c; (c = getopt_long(argc, argv, "t:x:n:m:N:h", longs, NULL)) != -1;) {
         switch (c) {
         case 't':
         case 'x':
@@ -87,6 +291,9 @@ static int parse_options(int argc, char **argv, options_t *o) {
         case 'm':
             o->mapping = optarg;
             break;
+        case 'N':
+            o->nodes = optarg;
+            break;
         case 'h':
             usage(stdout);
             exit(0);
@@ -99,7 +306,7 @@ static int parse_options(int argc, char **argv, options_t *o) {
         fprintf(stderr, "shmcoll-info: unexpected argument '%s'\n", argv[optind]);
         return 2;
     }
-    return 0;
+    return o->nodes ? check_nodes(o) : 0;
 }
 
 static void print_topology(const shmcoll_topo_t *topo, const char *name) {
@@ -155,6 +362,34 @@ static void print_knobs(void) {
         printf("  %-20s = %-16s (default %s) %s\n", env, value && *value ? value : deflt,
                *deflt ? deflt : "\"\"", doc);
     }
+}
+
+/* What the communicators of n ranks cost each process, one after the other, until its
+ * shared-memory budget is spent (core/budget.h): the same plan team creation follows. */
+static void print_memory(int n, const shmcoll_config_t *config) {
+    const long asked = config->lanes;
+    const int lanes = asked >= 1 && asked <= SHMCOLL_MAX_LANES ? (int)asked : 1;
+    size_t bytes, held = 0;
+    const size_t chunk = shmcoll_team_plan_chunk(n, lanes, SIZE_MAX, &bytes);
+    const size_t full = shmcoll_budget_cost(bytes, n);
+    printf("memory: SHMCOLL_SHM_BUDGET %zu bytes per process\n", (size_t)config->shm_budget);
+    printf("  a communicator of %d ranks: segment %zu bytes (%d lane(s) of %zu-byte chunks), %zu "
+           "bytes per rank with the team's own state\n",
+           n, bytes, lanes, chunk, full);
+    printf("  communicators per process:");
+    size_t last = 0;
+    int count = 0, total = 0;
+    for (; total < 1000000; total++) {
+        const size_t left = config->shm_budget - held;
+        const size_t c = shmcoll_team_plan_chunk(n, lanes, left < full ? left : full, &bytes);
+        if (c != last && count) printf(" %d at %zu-byte chunks,", count, last);
+        if (c != last) count = 0;
+        if (!c) break;
+        last = c;
+        count++;
+        held += shmcoll_budget_cost(bytes, n);
+    }
+    printf(" then the MPI library (%d communicators, %zu bytes)\n", total, held);
 }
 
 static void print_choices(const shmcoll_select_team_t *team) {
@@ -219,6 +454,7 @@ int main(int argc, char **argv) {
 
     print_registry();
     print_knobs();
+    print_memory(n, config);
     shmcoll_select_team_t team;
     shmcoll_select_describe_shape(n, config->chunk, n > shmcoll_topo_npus(topo), bcast, reduce,
                                   &team);
@@ -227,6 +463,10 @@ int main(int argc, char **argv) {
     team.cma_min = config->cma_min;
     team.cma_max = config->cma_max;
     print_choices(&team);
+    if (o.nodes && print_nodes(o.nodes, n, config)) {
+        fprintf(stderr, "shmcoll-info: no memory for the nodes section\n");
+        return 1;
+    }
 
     shmcoll_topo_hier_destroy(bcast);
     shmcoll_topo_hier_destroy(reduce);

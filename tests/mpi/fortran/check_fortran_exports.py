@@ -5,7 +5,8 @@ For MPI_FINALIZE and every collective: the four spellings mpi_x, mpi_x_, mpi_x__
 one address (one body); the mpi_f08 spelling mpi_x_f08_ where the MPI library's mpi_f08 procedure
 takes plain addresses (Open MPI: all of them; MPICH: only MPI_Barrier and MPI_Finalize, whose
 mpi_f08 procedures call PMPI_* directly; its others call the C entry points themselves). No
-profiling spelling (pmpi_x, PMPI_X) and no other lower-case mpi_ symbol may be exported.
+profiling spelling (pmpi_x, PMPI_X) and no other lower-case mpi_ symbol may be exported, but for
+MPICH the mpi_f08 request calls (mpi_wait_f08_ ...), which its mpi_f08 binds to PMPI_* too.
 
 Usage: check_fortran_exports.py <libshmcoll.so> <mpich|openmpi>
 """
@@ -16,6 +17,9 @@ PROCEDURES = ["finalize", "barrier", "bcast", "reduce", "allreduce", "reduce_sca
               "reduce_scatter", "allgather", "allgatherv", "gather", "gatherv", "scatter",
               "scatterv", "alltoall", "alltoallv", "scan", "exscan"]
 MPICH_F08 = ["finalize", "barrier"]
+# MPICH's mpi_f08 request calls call PMPI_* directly; libshmcoll defines them (mpi_x_f08_ only).
+MPICH_F08_REQUESTS = ["wait", "waitall", "waitany", "waitsome", "test", "testall", "testany",
+                      "testsome", "request_get_status"]
 
 
 def exported(path):
@@ -48,6 +52,12 @@ def main():
         if len(addresses) != 1:
             errors.append(f"{proc}: the spellings are not one body: "
                           + " ".join(f"{n}@{symbols[n]}" for n in names))
+    if flavour == "mpich":
+        for proc in MPICH_F08_REQUESTS:
+            name = "mpi_" + proc + "_f08_"
+            expected.add(name)
+            if name not in symbols:
+                errors.append(f"{proc}: missing {name}")
     for name in sorted(symbols):
         if name.lower().startswith("pmpi_"):
             errors.append(f"profiling entry point exported: {name}")

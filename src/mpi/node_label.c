@@ -1,0 +1,49 @@
+/* Which processes can share segments, found locally: those of one boot of one kernel (its boot
+ * id), with one host name, that see the same segment directory (its device and inode: every node
+ * of a cluster simulated on one kernel has a tmpfs of its own). A hash of these is the color with
+ * which group setup splits a communicator into nodes.
+ *
+ * MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) would say the same, but MPICH pays about 0.9 MiB of
+ * memory on its first use on a communicator other than MPI_COMM_WORLD, more than a team costs;
+ * MPI_Comm_split with a color costs nothing lasting. A collision of two nodes' hashes puts them
+ * in one node team, whose creation then fails on every member (the others cannot attach to the
+ * segment), so the communicator goes to the MPI library: slower, never wrong. */
+#include "mpi/node_label.h"
+
+#include "base/config.h"
+#include "topo/cpus.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int label;
+
+static uint64_t mix(uint64_t hash, const void *data, size_t len) {
+    const unsigned char *bytes = data;
+    for (size_t i = 0; i < len; i++) hash = (hash ^ bytes[i]) * 1099511628211ull; /* FNV-1a */
+    return hash;
+}
+
+static void compute(void) {
+    uint64_t hash = 14695981039346656037ull;
+    const unsigned machine = shmcoll_topo_machine_id();
+    hash = mix(hash, &machine, sizeof machine);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    hash = mix(hash, host, sizeof host);
+    struct stat dir;
+    if (stat(shmcoll_config()->shm_dir, &dir) == 0) {
+        hash = mix(hash, &dir.st_dev, sizeof dir.st_dev);
+        hash = mix(hash, &dir.st_ino, sizeof dir.st_ino);
+    }
+    label = (int)((hash ^ (hash >> 32)) & INT_MAX);
+}
+
+int shmcoll_mpi_node_label(void) {
+    pthread_once(&once, compute);
+    return label;
+}
