@@ -30,8 +30,9 @@
     X(sim_nodes, "SHMCOLL_SIM_NODES", STRING, "",                                                  \
       "testing: split every communicator into N virtual nodes, ranks in blocks (N) or "            \
       "round-robin (N:cyclic), instead of the machine's nodes")                                    \
-    X(net_leaders, "SHMCOLL_NET_LEADERS", INT, "2",                                                \
-      "leaders per node that run network steps of collectives across nodes, each its share")       \
+    X(net_leaders, "SHMCOLL_NET_LEADERS", INT, "0",                                                \
+      "leaders per node that run network steps of collectives across nodes, each its share (0: "   \
+      "two, or one where several nodes share a machine's CPUs)")                                   \
     X(net_split, "SHMCOLL_NET_SPLIT", SIZE, "64k",                                                 \
       "allreduce across nodes from this size shares the data among the leaders (node "             \
       "reduce-scatter, one allreduce per leader, node allgather), pipelined in segments")          \
@@ -47,6 +48,9 @@
       "computation (it never calls MPI)")                                                          \
     X(spin, "SHMCOLL_SPIN", INT, "2000",                                                           \
       "polls before a waiting rank starts to yield (0 when the node is oversubscribed)")           \
+    X(sleep, "SHMCOLL_SLEEP", INT, "50",                                                           \
+      "oversubscribed nodes: microseconds a waiting rank yields before it sleeps until woken "     \
+      "(-1: never sleeps)")                                                                        \
     X(topo, "SHMCOLL_TOPO", STRING, "",                                                            \
       "topology: empty = this machine (hwloc), an hwloc synthetic description, or an XML file")    \
     X(map, "SHMCOLL_MAP", STRING, "",                                                              \

@@ -191,6 +191,19 @@ static int lanes_init(shmcoll_team_t *team, size_t chunk) {
     return 1;
 }
 
+/* How members wait, from the team's shape (the same on every member): with a CPU each, they
+ * spin, then yield; oversubscribed, they yield at once and sleep after SHMCOLL_SLEEP
+ * microseconds (shm/sleep.h), and every post and ack wakes the sleepers. */
+static void set_waiting(shmcoll_team_t *team) {
+    const long sleep_us = shmcoll_config()->sleep;
+    team->sleep_after = team->oversubscribed && sleep_us >= 0 ? (double)sleep_us * 1e-6 : -1;
+    for (int l = 0; l < team->nlanes; l++) {
+        shmcoll_channel_t *ch = &team->lanes[l].channel;
+        ch->waiter.spin = team->oversubscribed ? 0 : shmcoll_config()->spin;
+        shmcoll_channel_set_sleep(ch, team->sleep_after);
+    }
+}
+
 /* Lanes asked for with SHMCOLL_LANES, within 1..SHMCOLL_MAX_LANES. */
 static int lanes_asked(long asked) {
     if (asked >= 1 && asked <= SHMCOLL_MAX_LANES) return (int)asked;
@@ -345,12 +358,12 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     for (int l = 0; l < team->nlanes; l++) {
         shmcoll_waiter_t *waiter = &team->lanes[l].channel.waiter;
         waiter->timeout = config->timeout;
-        waiter->spin = team->oversubscribed ? 0 : config->spin;
         waiter->pids = team->pids;
         waiter->op = "setup";
         waiter->error = team->error;
         waiter->error_len = sizeof team->error;
     }
+    set_waiting(team);
     team->last_algo = "none";
     shmcoll_log_verbose(
         "team of %d ranks on %d cpus%s: segment %zu bytes, %d lane(s), chunk %zu, usable "
@@ -387,7 +400,7 @@ fail:
 
 void shmcoll_team_share_cpus(shmcoll_team_t *team) {
     team->oversubscribed = 1;
-    for (int l = 0; l < team->nlanes; l++) team->lanes[l].channel.waiter.spin = 0;
+    set_waiting(team);
 }
 
 void shmcoll_team_destroy(shmcoll_team_t *team) {

@@ -63,9 +63,10 @@ shmcoll_cma_use_t shmcoll_team_cma_asked(const char *text);
 typedef struct shmcoll_team {
     int rank;
     int size;
-    int ncpus;                    /* CPUs the members may run on (union of their affinity masks) */
-    int oversubscribed;           /* more members than CPUs: waiting ranks yield at once */
-    pid_t *pids;                  /* pid of every member, for the liveness check of waits */
+    int ncpus;          /* CPUs the members may run on (union of their affinity masks) */
+    int oversubscribed; /* more members than CPUs: waiting ranks yield at once */
+    double sleep_after; /* oversubscribed: seconds of yielding before a waiter sleeps; else -1 */
+    pid_t *pids;        /* pid of every member, for the liveness check of waits */
     shmcoll_topo_place_t *places; /* where every member runs (core/team_topo.h) */
     shmcoll_team_hiers_t hiers;   /* its hierarchies (core/team_topo.h) */
     shmcoll_segment_t segment;

@@ -3,6 +3,7 @@
 #include "group/compose.h"
 #include "base/config.h"
 #include "select/team_coll.h"
+#include "select/tune.h"
 #include "shm/wait.h"
 
 #include <sched.h>
@@ -77,12 +78,36 @@ static shmcoll_status_t compose_end(shmcoll_group_task_t *t, shmcoll_status_t st
 
 static shmcoll_status_t group_drain(shmcoll_group_t *group);
 
+/* What a tuning rule asks for this call across nodes (SHMCOLL_TUNE, tuning files with their
+ * "# nodes:" sections; select/tune.h): NOT_SUPPORTED for the MPI library's own algorithm (@mpi),
+ * else OK with *form the form of the composition the rule names (0: the plan decides). A node
+ * team's algorithm in the rule does not serve a call across nodes: the chain goes on past it. The
+ * rules and the arguments they see are the same on every member. */
+static shmcoll_status_t tuned(const shmcoll_group_t *group, const shmcoll_coll_args_t *args,
+                              int *form) {
+    *form = 0;
+    const shmcoll_tune_rule_t *rule = shmcoll_tune_lookup(
+        shmcoll_tune_current(), args->kind, shmcoll_coll_shared_bytes(group->size, args),
+        group->size, group->map.nnodes);
+    for (int i = 0; rule && i < rule->nalgos; i++) {
+        const shmcoll_algo_t *a = rule->algos[i];
+        if (a->nodes_form) {
+            *form = a->nodes_form;
+            return SHMCOLL_OK;
+        }
+        if (!a->ops) return SHMCOLL_ERR_NOT_SUPPORTED; /* @mpi */
+    }
+    return SHMCOLL_OK;
+}
+
 /* Checks a composed collective and runs its init in `t`: OK (t ready, or t->ops NULL when the
  * call moves nothing), NOT_SUPPORTED (every member alike) or a failure. */
 static shmcoll_status_t compose_start(shmcoll_group_t *group, const shmcoll_coll_args_t *args,
                                       int blocking, shmcoll_group_task_t *t) {
     const shmcoll_compose_ops_t *ops = shmcoll_group_compose_find(group, args);
     if (!ops) return SHMCOLL_ERR_NOT_SUPPORTED;
+    int form;
+    SHMCOLL_CHECK(tuned(group, args, &form));
     if (group->team->failed) return group->team->failed;
     const shmcoll_coll_kind_info_t *info = &shmcoll_coll_kinds[args->kind];
     if (info->rooted && (args->root < 0 || args->root >= group->size)) return SHMCOLL_ERR_INVALID;
@@ -92,6 +117,7 @@ static shmcoll_status_t compose_start(shmcoll_group_t *group, const shmcoll_coll
     *t = (shmcoll_group_task_t){.group = group,
                                 .args = args,
                                 .name = shmcoll_coll_kind_name(args->kind),
+                                .form = form,
                                 .blocking = blocking};
     if (moves_nothing(group, args)) return SHMCOLL_OK;
     shmcoll_status_t status = ops->init(t);
@@ -249,7 +275,7 @@ shmcoll_status_t shmcoll_compose_net_start(shmcoll_group_task_t *t, int overlapp
      * A blocking and a non-blocking collective never match (MPI 3.1 section 5.12), so the form is
      * chosen from what every leader shares: the call blocks, and no leader overlaps this step
      * with a node phase. */
-    if (!overlapped && t->blocking && !t->polls && net_blocks(t->group)) {
+    if (!overlapped && shmcoll_compose_net_may_block(t)) {
         shmcoll_team_t *team = t->group->team;
         t->net_status = net->run(net->ctx, &t->net, team->error, sizeof team->error);
         return t->net_status;
@@ -257,6 +283,10 @@ shmcoll_status_t shmcoll_compose_net_start(shmcoll_group_task_t *t, int overlapp
     shmcoll_status_t status = net->start(net->ctx, &t->net, &t->net_request);
     t->net_status = status == SHMCOLL_OK ? SHMCOLL_IN_PROGRESS : status;
     return status;
+}
+
+int shmcoll_compose_net_may_block(const shmcoll_group_task_t *t) {
+    return t->blocking && !t->polls && net_blocks(t->group);
 }
 
 shmcoll_status_t shmcoll_compose_net_poll(shmcoll_group_task_t *t) {

@@ -34,6 +34,7 @@ struct shmcoll_group_task {
     const shmcoll_coll_args_t *args;
     const shmcoll_compose_ops_t *ops;
     const char *name; /* "allreduce", for messages */
+    int form;         /* a form a tuning rule chose (select/registry.h nodes_form), or 0 */
     int pc;
     int blocking; /* the driver waits: node phases and network steps wait where they stand */
     /* A pipelined composition (several node phases and a network step in flight at once) sets
@@ -108,6 +109,11 @@ shmcoll_status_t shmcoll_compose_net_start(shmcoll_group_task_t *t, int overlapp
 /* OK once the step is done, else IN_PROGRESS (a blocking task waits for it here, bounded by
  * SHMCOLL_TIMEOUT). */
 shmcoll_status_t shmcoll_compose_net_test(shmcoll_group_task_t *t);
+/* Whether a network step that nothing overlaps runs as the MPI library's blocking collective
+ * (the call blocks, the composition does not poll, the network has one, SHMCOLL_NET_BOUNDED is
+ * off): the same on every member. A composition's init may choose its plan by it. */
+int shmcoll_compose_net_may_block(const shmcoll_group_task_t *t);
+
 /* Tests the network step in flight once, if any: its status (OK when none is in flight). */
 shmcoll_status_t shmcoll_compose_net_poll(shmcoll_group_task_t *t);
 
@@ -165,6 +171,10 @@ int shmcoll_compose_all_blocks(const shmcoll_group_map_t *map);
  * done. */
 void shmcoll_compose_transfer(shmcoll_group_task_t *t, int from, int to, const void *src, void *dst,
                               size_t bytes, size_t *counts, size_t *displs);
+
+/* Alltoall across nodes aggregates a node's blocks at its leader up to this many bytes of the
+ * node's send side (compose_alltoall.c); larger calls go to the MPI library. */
+#define SHMCOLL_COMPOSE_ALLTOALL_NODE_MAX ((size_t)128 << 10)
 
 /* The compositions, one file each: compose_allreduce.c, compose_barrier.c, ... */
 extern const shmcoll_compose_ops_t shmcoll_compose_allreduce_ops;

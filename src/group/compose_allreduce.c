@@ -1,13 +1,20 @@
-/* Allreduce across nodes, in two forms chosen by size (from values every member shares).
+/* Allreduce across nodes, in one of three forms (group/allreduce_plan.h), chosen from values
+ * every member shares.
  *
- * Small (below SHMCOLL_NET_SPLIT): node reduce to node rank 0, the leaders' allreduce of the
- * node results through the network (channel 0), node bcast from the leader. One node phase
- * each side of one network step: the fewest steps, which is what latency asks for.
+ * One leader (below SHMCOLL_NET_SPLIT, and at any size with one leader per node): node reduce to
+ * node rank 0, the leaders' allreduce of the node results through the network (channel 0), node
+ * bcast from the leader. One node phase each side of one network step: the fewest steps, which is
+ * what latency asks for; where one core per node drives the network it moves the whole vector.
  *
- * Large: the L leaders of every node (the network's channels; node ranks 0..L-1) each own a
- * share of the vector, 1/L of every segment, and the vector goes through in segments of
- * SHMCOLL_NET_SEGMENT bytes (YHCCL's multi-node allreduce, seed 000 §5; Jocksch et al.'s
- * leaders per socket, seed 003 §2.1.2). For segment k:
+ * Shares (network steps block: the MPI library's blocking collectives are its fast ones, e.g. Open
+ * MPI's; compose.h): node reduce-scatter of the whole vector into the L leaders' shares, the L
+ * leaders' blocking allreduces of their shares at once (one per channel), node allgather. A
+ * blocking step cannot overlap the node phases, so the vector goes through whole.
+ *
+ * Segments (non-blocking steps): the L leaders of every node (the network's channels; node ranks
+ * 0..L-1) each own a share of the vector, 1/L of every segment, and the vector goes through in
+ * segments of SHMCOLL_NET_SEGMENT bytes (YHCCL's multi-node allreduce, seed 000 §5; Jocksch et
+ * al.'s leaders per socket, seed 003 §2.1.2). For segment k:
  *   RS(k)   node reduce-scatter of the segment, share c reduced into leader c's buffer (every
  *           member of the node reduces a part: the node's cores share the reduction);
  *   net(k)  each leader allreduces its share with the same leader of every other node, the L
@@ -19,20 +26,21 @@
  * step of a segment runs while the node reduces the next one and gathers the one before. The
  * composition polls (compose.h): it never waits for one phase while another needs it.
  *
- * Where the shares live: a leader reduces its share into a scratch of two segments' shares, and
- * the network step moves it from there into the share's place in the leader's recvbuf, where the
- * allgather finds it in place. The network step is never in place: Open MPI's non-blocking
- * allreduce (libnbc) takes a binomial tree for in-place calls, which has a node send the vector
- * twice among four nodes, and its reduce-scatter + allgather (2s(N-1)/N) only for the others.
- * With MPI_IN_PLACE the leader's input is its recvbuf, consumed by RS(k) before net(k) writes.
+ * Where the shares live: a leader reduces its share into a scratch of two segments' shares (one
+ * in the shares form), and the network step moves it from there into the share's place in the
+ * leader's recvbuf, where the allgather finds it in place. The network step is never in place:
+ * Open MPI's non-blocking allreduce (libnbc) takes a binomial tree for in-place calls, which has
+ * a node send the vector twice among four nodes, and its reduce-scatter + allgather (2s(N-1)/N)
+ * only for the others. With MPI_IN_PLACE the leader's input is its recvbuf, consumed by RS(k)
+ * before net(k) writes.
  *
  * Order: the node reductions fold their members in rank order and the network folds the nodes
  * in node order, so non-commutative ops get the canonical order when every node holds a block
  * of consecutive ranks (nodes are numbered by their lowest member); otherwise they are not
  * supported here (the call falls back). Every element's result is one reduction, copied: it is
  * identical on every member. */
+#include "group/allreduce_plan.h"
 #include "group/compose.h"
-#include "base/config.h"
 
 #include <stdlib.h>
 
@@ -40,17 +48,14 @@ enum { RS = 0, AG = 2 }; /* pipe slots: RS(k) in RS + k % 2, AG(k) in AG + k % 2
 
 typedef struct compose_allreduce {
     size_t span;
-    /* The large form. */
-    int pipelined;
-    int shares;       /* L */
+    shmcoll_allreduce_plan_t plan;
+    /* The forms with shares. */
     int share;        /* the share this member leads, or -1 */
-    size_t segment;   /* elements per segment (the last one may be shorter) */
-    size_t segments;  /* K */
     size_t k;         /* the segment the pipeline is at */
     size_t share_max; /* elements of the largest share of a segment */
     size_t *counts;   /* [2][node size] reduce-scatter counts (elements); [2][2][node size]
                          allgatherv counts and displacements (bytes) */
-    char *scratch;    /* a leader: its share of two segments, reduced, before the network */
+    char *scratch;    /* a leader: its share of (up to) two segments, reduced, before the network */
 } compose_allreduce_t;
 
 _Static_assert(sizeof(compose_allreduce_t) <= SHMCOLL_COMPOSE_STATE_BYTES, "state fits");
@@ -68,25 +73,21 @@ static shmcoll_status_t allreduce_init(shmcoll_group_task_t *t) {
     compose_allreduce_t *s = SHMCOLL_COMPOSE_STATE(t, compose_allreduce_t);
     if (!a->op->commutative && !shmcoll_compose_all_blocks(map)) return SHMCOLL_ERR_NOT_SUPPORTED;
     *s = (compose_allreduce_t){.span = shmcoll_reduce_op_span(a->op, a->count), .share = -1};
-    const shmcoll_config_t *cfg = shmcoll_config();
-    if (s->span < cfg->net_split) /* the small form: one network step of the whole vector */
+    shmcoll_allreduce_plan(a->count, a->op->extent, g->net.nchannels,
+                           shmcoll_compose_net_may_block(t), t->form, &s->plan);
+    const shmcoll_allreduce_plan_t *plan = &s->plan;
+    if (plan->form == SHMCOLL_ALLREDUCE_ONE_LEADER) /* one network step of the whole vector */
         return shmcoll_net_fits(a->count) ? SHMCOLL_OK : SHMCOLL_ERR_NOT_SUPPORTED;
 
-    s->pipelined = 1;
-    s->shares = g->net.nchannels;
-    const size_t extent = a->op->extent;
-    s->segment = cfg->net_segment / extent;
-    if (s->segment < (size_t)s->shares) s->segment = (size_t)s->shares;
-    if (s->segment > (size_t)INT_MAX) s->segment = (size_t)INT_MAX; /* a share fits an int */
-    s->segments = (a->count + s->segment - 1) / s->segment;
-    s->share_max = (s->segment + (size_t)s->shares - 1) / (size_t)s->shares;
+    s->share_max = (plan->segment + (size_t)plan->shares - 1) / (size_t)plan->shares;
     const int me = map->node_rank[g->rank], ns = map->node_size[g->node];
-    if (me < s->shares) s->share = me;
-    t->polls = 1;
+    if (me < plan->shares) s->share = me;
+    t->polls = plan->form == SHMCOLL_ALLREDUCE_SEGMENTS;
     s->counts = shmcoll_compose_malloc(6 * (size_t)ns * sizeof *s->counts);
     if (!s->counts) return SHMCOLL_ERR_NO_MEMORY;
     if (s->share >= 0) {
-        s->scratch = shmcoll_compose_malloc(2 * s->share_max * extent);
+        const size_t halves = plan->segments > 1 ? 2 : 1;
+        s->scratch = shmcoll_compose_malloc(halves * s->share_max * a->op->extent);
         if (!s->scratch) {
             allreduce_fini(t);
             return SHMCOLL_ERR_NO_MEMORY;
@@ -95,9 +96,9 @@ static shmcoll_status_t allreduce_init(shmcoll_group_task_t *t) {
     return SHMCOLL_OK;
 }
 
-/* ---- The small form ------------------------------------------------------------------------ */
+/* ---- One leader ------------------------------------------------------------------------ */
 
-static shmcoll_status_t allreduce_small(shmcoll_group_task_t *t) {
+static shmcoll_status_t allreduce_one_leader(shmcoll_group_task_t *t) {
     compose_allreduce_t *s = SHMCOLL_COMPOSE_STATE(t, compose_allreduce_t);
     const shmcoll_coll_args_t *a = t->args;
     SHMCOLL_RESUME_BEGIN(&t->pc);
@@ -127,19 +128,20 @@ static shmcoll_status_t allreduce_small(shmcoll_group_task_t *t) {
     SHMCOLL_RESUME_END(&t->pc);
 }
 
-/* ---- The large form ------------------------------------------------------------------------ */
+/* ---- Shares and segments ------------------------------------------------------------------------
+ */
 
 /* Segment k: its first element and its elements. */
 static size_t segment_at(const compose_allreduce_t *s, const shmcoll_coll_args_t *a, size_t k,
                          size_t *n) {
-    const size_t first = k * s->segment;
-    *n = a->count - first < s->segment ? a->count - first : s->segment;
+    const size_t first = k * s->plan.segment;
+    *n = a->count - first < s->plan.segment ? a->count - first : s->plan.segment;
     return first;
 }
 
-/* Share c of n elements: its first element (shares as even as can be, in leader order). */
-static size_t share_at(size_t n, int c, int shares) {
-    return n * (size_t)c / (size_t)shares;
+/* Share c of n elements. */
+static size_t share_at(const compose_allreduce_t *s, size_t n, int c) {
+    return shmcoll_allreduce_share_at(n, c, s->plan.shares);
 }
 
 /* Where a leader reduces its share of segment k: half k % 2 of its scratch. */
@@ -154,7 +156,7 @@ static void reduce_scatter_args(shmcoll_group_task_t *t, size_t k) {
     size_t n, *counts = s->counts + (k % 2) * (size_t)ns;
     const size_t first = segment_at(s, a, k, &n), extent = a->op->extent;
     for (int i = 0; i < ns; i++)
-        counts[i] = i < s->shares ? share_at(n, i + 1, s->shares) - share_at(n, i, s->shares) : 0;
+        counts[i] = i < s->plan.shares ? share_at(s, n, i + 1) - share_at(s, n, i) : 0;
     const char *input = a->sendbuf ? a->sendbuf : a->recvbuf;
     t->pipe_args[RS + k % 2] =
         (shmcoll_coll_args_t){.kind = SHMCOLL_KIND_REDUCE_SCATTER,
@@ -171,8 +173,8 @@ static void allgather_args(shmcoll_group_task_t *t, size_t k) {
     size_t n, *counts = s->counts + (2 + 2 * (k % 2)) * (size_t)ns, *displs = counts + ns;
     const size_t first = segment_at(s, a, k, &n), extent = a->op->extent;
     for (int i = 0; i < ns; i++) {
-        const size_t at = i < s->shares ? share_at(n, i, s->shares) : 0;
-        const size_t elems = i < s->shares ? share_at(n, i + 1, s->shares) - at : 0;
+        const size_t at = i < s->plan.shares ? share_at(s, n, i) : 0;
+        const size_t elems = i < s->plan.shares ? share_at(s, n, i + 1) - at : 0;
         counts[i] = shmcoll_reduce_op_span(a->op, elems);
         displs[i] = at * extent;
     }
@@ -189,15 +191,15 @@ static void allgather_args(shmcoll_group_task_t *t, size_t k) {
 static int leads_segment(const compose_allreduce_t *s, const shmcoll_coll_args_t *a, size_t k) {
     size_t n;
     segment_at(s, a, k, &n);
-    return s->share >= 0 && share_at(n, s->share + 1, s->shares) > share_at(n, s->share, s->shares);
+    return s->share >= 0 && share_at(s, n, s->share + 1) > share_at(s, n, s->share);
 }
 
-static shmcoll_status_t net_start(shmcoll_group_task_t *t, size_t k) {
+static shmcoll_status_t net_start(shmcoll_group_task_t *t, size_t k, int overlapped) {
     compose_allreduce_t *s = SHMCOLL_COMPOSE_STATE(t, compose_allreduce_t);
     const shmcoll_coll_args_t *a = t->args;
     size_t n;
-    const size_t first = segment_at(s, a, k, &n), at = share_at(n, s->share, s->shares);
-    const size_t elems = share_at(n, s->share + 1, s->shares) - at;
+    const size_t first = segment_at(s, a, k, &n), at = share_at(s, n, s->share);
+    const size_t elems = share_at(s, n, s->share + 1) - at;
     t->net =
         (shmcoll_net_coll_t){.channel = s->share,
                              .args = {.kind = SHMCOLL_KIND_ALLREDUCE,
@@ -207,17 +209,37 @@ static shmcoll_status_t net_start(shmcoll_group_task_t *t, size_t k) {
                                       .op = a->op,
                                       .net_op = a->net_op}};
     t->group->net.bytes += shmcoll_reduce_op_span(a->op, elems);
-    return shmcoll_compose_net_start(t, 1);
+    return shmcoll_compose_net_start(t, overlapped);
 }
 
-static shmcoll_status_t allreduce_pipelined(shmcoll_group_task_t *t) {
+/* Shares, whole: node reduce-scatter, the leaders' allreduces, node allgather, one after the
+ * other. */
+static shmcoll_status_t allreduce_shares(shmcoll_group_task_t *t) {
+    compose_allreduce_t *s = SHMCOLL_COMPOSE_STATE(t, compose_allreduce_t);
+    SHMCOLL_RESUME_BEGIN(&t->pc);
+    reduce_scatter_args(t, 0);
+    t->node_args = t->pipe_args[RS];
+    SHMCOLL_CHECK(shmcoll_compose_node_start(t));
+    SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_node_test(t));
+    if (leads_segment(s, t->args, 0)) {
+        SHMCOLL_CHECK(net_start(t, 0, 0));
+        SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_net_test(t));
+    }
+    allgather_args(t, 0);
+    t->node_args = t->pipe_args[AG];
+    SHMCOLL_CHECK(shmcoll_compose_node_start(t));
+    SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_node_test(t));
+    SHMCOLL_RESUME_END(&t->pc);
+}
+
+static shmcoll_status_t allreduce_segments(shmcoll_group_task_t *t) {
     compose_allreduce_t *s = SHMCOLL_COMPOSE_STATE(t, compose_allreduce_t);
     const shmcoll_coll_args_t *a = t->args;
     SHMCOLL_RESUME_BEGIN(&t->pc);
-    for (s->k = 0; s->k <= s->segments; s->k++) {
+    for (s->k = 0; s->k <= s->plan.segments; s->k++) {
         /* A slot's (and a scratch half's) previous segment is done before it is used again. */
         if (s->k >= 2) SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_pipe_test(t, AG + s->k % 2));
-        if (s->k < s->segments) {
+        if (s->k < s->plan.segments) {
             reduce_scatter_args(t, s->k);
             SHMCOLL_CHECK(shmcoll_compose_pipe_start(t, RS + s->k % 2));
         }
@@ -227,9 +249,9 @@ static shmcoll_status_t allreduce_pipelined(shmcoll_group_task_t *t) {
             allgather_args(t, s->k - 1);
             SHMCOLL_CHECK(shmcoll_compose_pipe_start(t, AG + (s->k - 1) % 2));
         }
-        if (s->k < s->segments) {
+        if (s->k < s->plan.segments) {
             SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_pipe_test(t, RS + s->k % 2));
-            if (leads_segment(s, a, s->k)) SHMCOLL_CHECK(net_start(t, s->k));
+            if (leads_segment(s, a, s->k)) SHMCOLL_CHECK(net_start(t, s->k, 1));
         }
     }
     SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_pipe_test(t, AG));
@@ -238,8 +260,14 @@ static shmcoll_status_t allreduce_pipelined(shmcoll_group_task_t *t) {
 }
 
 static shmcoll_status_t allreduce_progress(shmcoll_group_task_t *t) {
-    return SHMCOLL_COMPOSE_STATE(t, compose_allreduce_t)->pipelined ? allreduce_pipelined(t)
-                                                                    : allreduce_small(t);
+    switch (SHMCOLL_COMPOSE_STATE(t, compose_allreduce_t)->plan.form) {
+    case SHMCOLL_ALLREDUCE_SHARES:
+        return allreduce_shares(t);
+    case SHMCOLL_ALLREDUCE_SEGMENTS:
+        return allreduce_segments(t);
+    default:
+        return allreduce_one_leader(t);
+    }
 }
 
 const shmcoll_compose_ops_t shmcoll_compose_allreduce_ops = {

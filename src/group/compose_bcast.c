@@ -5,12 +5,17 @@
  * rr (every member of R, its leader included, has the data after it; R needs no other node
  * phase). Network step: the leaders (node rank 0, channel 0) bcast from R's leader. Every other
  * node (and R when r is its leader): a node bcast from the leader once the network step is done;
- * on R that node bcast runs while the network step is in flight. Each node runs exactly one node
- * phase. Network bytes: s from R's leader (the root's contribution), none from the others. */
+ * on R that node bcast runs while the network step is in flight, from SHMCOLL_NET_SPLIT bytes:
+ * below, the step goes first and the node bcast after it, which lets the step be the MPI
+ * library's blocking bcast, its fast one (compose.h) — a node bcast that short gains nothing from
+ * overlapping. Each node runs exactly one node phase. Network bytes: s from R's leader (the
+ * root's contribution), none from the others. */
 #include "group/compose.h"
+#include "base/config.h"
 
 typedef struct compose_bcast {
     int root_node, root_rank; /* R and rr */
+    int overlap;              /* the root leads R, and R's node bcast runs during the step */
 } compose_bcast_t;
 
 _Static_assert(sizeof(compose_bcast_t) <= SHMCOLL_COMPOSE_STATE_BYTES, "state fits");
@@ -20,6 +25,7 @@ static shmcoll_status_t bcast_init(shmcoll_group_task_t *t) {
     if (!shmcoll_net_fits(t->args->count)) return SHMCOLL_ERR_NOT_SUPPORTED;
     s->root_node = t->group->map.node_of[t->args->root];
     s->root_rank = t->group->map.node_rank[t->args->root];
+    s->overlap = s->root_rank == 0 && t->args->count >= shmcoll_config()->net_split;
     return SHMCOLL_OK;
 }
 
@@ -44,9 +50,8 @@ static shmcoll_status_t bcast_progress(shmcoll_group_task_t *t) {
                                                .count = a->count,
                                                .root = s->root_node}};
         if (on_root_node) t->group->net.bytes += a->count;
-        /* Overlapped on the root's node when the root leads it (its node bcast runs meanwhile). */
-        SHMCOLL_CHECK(shmcoll_compose_net_start(t, s->root_rank == 0));
-        if (!on_root_node) SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_net_test(t));
+        SHMCOLL_CHECK(shmcoll_compose_net_start(t, s->overlap));
+        if (!on_root_node || !s->overlap) SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_net_test(t));
     }
     if (!on_root_node || s->root_rank == 0) {
         t->node_args = (shmcoll_coll_args_t){
@@ -54,7 +59,8 @@ static shmcoll_status_t bcast_progress(shmcoll_group_task_t *t) {
         SHMCOLL_CHECK(shmcoll_compose_node_start(t));
         SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_node_test(t));
     }
-    if (leader && on_root_node) SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_net_test(t));
+    if (leader && on_root_node && s->overlap)
+        SHMCOLL_AWAIT_TEST(&t->pc, shmcoll_compose_net_test(t));
     SHMCOLL_RESUME_END(&t->pc);
 }
 

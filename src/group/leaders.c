@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-int shmcoll_group_leaders(const shmcoll_group_map_t *map, long asked) {
+int shmcoll_group_leaders(const shmcoll_group_map_t *map, long asked, int cpus_shared) {
+    if (asked <= 0) asked = cpus_shared ? 1 : 2;
     int smallest = map->size;
     for (int n = 0; n < map->nnodes; n++)
         smallest = map->node_size[n] < smallest ? map->node_size[n] : smallest;

@@ -9,10 +9,13 @@
 #include <stddef.h>
 
 /* Leaders per node (the network's channels, group/net.h): `asked` (SHMCOLL_NET_LEADERS), at most
- * the members of the smallest node and SHMCOLL_NET_MAX_CHANNELS, at least one. Node rank c of
- * every node leads channel c: node n's leaders are the first of map->members + node_first[n].
- * A function of the map alone, so every member computes the same. */
-int shmcoll_group_leaders(const shmcoll_group_map_t *map, long asked);
+ * the members of the smallest node and SHMCOLL_NET_MAX_CHANNELS, at least one. `asked` 0 means
+ * automatic: two, each driving a network stream with a core of its own, or one where nodes share
+ * a machine's CPUs (`cpus_shared`: several nodes on one kernel), where extra leaders only take
+ * time slices from each other (measured: two 8 MiB allreduces at once between two such nodes
+ * took longer than one of 16 MiB). Node rank c of every node leads channel c: node n's leaders
+ * are the first of map->members + node_first[n]. A function of values every member has alike. */
+int shmcoll_group_leaders(const shmcoll_group_map_t *map, long asked, int cpus_shared);
 
 /* Writes `count` ascending ranks to buf (snprintf's rules: at most len bytes with the NUL,
  * returns the length of the whole text): consecutive runs as "0-3", runs of one stride as

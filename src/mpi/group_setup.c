@@ -90,6 +90,24 @@ static void describe_nodes(const shmcoll_group_map_t *map, int leaders, char *bu
     if (at >= len && len > 4) memcpy(buf + len - 4, "...", 4);
 }
 
+static int compare_unsigned(const void *a, const void *b) {
+    const unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether some machine runs several of the group's nodes (simulated nodes, one namespace each,
+ * on one kernel): from `all`, so every member decides alike. */
+static int machine_shared(const unsigned *all, int size) {
+    unsigned machines[size]; /* no allocation that could fail on one member only */
+    int n = 0;
+    for (int r = 0; r < size; r++)
+        if (all[2 * r] == (unsigned)r) machines[n++] = all[2 * r + 1]; /* node r's first member */
+    qsort(machines, (size_t)n, sizeof *machines, compare_unsigned);
+    int shared = 0;
+    for (int i = 1; i < n; i++) shared |= machines[i] && machines[i] == machines[i - 1];
+    return shared;
+}
+
 /* Whether this node's members share their CPUs with another node's and are more than the CPUs:
  * several nodes on one kernel (one namespace per simulated node). Each node team then believes
  * it has the CPUs to itself and would spin on them; from `all` (label and machine of each rank),
@@ -120,7 +138,18 @@ shmcoll_status_t shmcoll_mpi_group_setup(MPI_Comm comm, int rank, int size,
     mine[0] = (unsigned)label;
     mine[1] = shmcoll_topo_machine_id();
     PMPI_Allgather(mine, 2, MPI_UNSIGNED, all, 2, MPI_UNSIGNED, comm);
-    for (int r = 0; r < size; r++) labels[r] = (int)all[2 * r];
+    int alone = 1; /* every rank alone on its node: nodes labelled by their first member */
+    for (int r = 0; r < size; r++) {
+        labels[r] = (int)all[2 * r];
+        alone &= labels[r] == r;
+    }
+    if (alone && size > 1) {
+        /* Nothing to share in memory: a composition would only add steps around the MPI
+         * library's own collective. Decided from the allgathered labels, alike everywhere. */
+        PMPI_Comm_free(&node);
+        *reason = "every rank is alone on its node";
+        return SHMCOLL_ERR_NOT_SUPPORTED;
+    }
     shmcoll_mpi_group_t *g = calloc(1, sizeof *g);
     /* A member without its group takes part in team creation all the same, and fails it. */
     const int ready = g && shmcoll_group_map_init(&g->group.map, labels, size) == SHMCOLL_OK;
@@ -153,7 +182,8 @@ shmcoll_status_t shmcoll_mpi_group_setup(MPI_Comm comm, int rank, int size,
     group->node = group->map.node_of[rank];
     group->team = team;
     if (group->map.nnodes > 1) {
-        const int channels = shmcoll_group_leaders(&group->map, shmcoll_config()->net_leaders);
+        const int channels = shmcoll_group_leaders(&group->map, shmcoll_config()->net_leaders,
+                                                   machine_shared(all, size));
         /* Collective over comm, the same number of calls everywhere (channels is agreed). */
         status = shmcoll_mpi_net_init(&g->net, comm, group->node, group->map.node_rank[rank],
                                       group->map.nnodes, channels);

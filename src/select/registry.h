@@ -29,8 +29,12 @@ typedef struct shmcoll_algo {
      * no model; such rows are preferred in registry order where they support the call (the
      * single-copy and one-step rows: measured faster wherever they apply, see their rows). */
     double (*cost)(const shmcoll_select_args_t *args, const shmcoll_select_team_t *team);
-    const shmcoll_task_ops_t *ops; /* NULL: the MPI library's own algorithm (@mpi) */
+    const shmcoll_task_ops_t *ops; /* NULL: the MPI library's own algorithm (@mpi), or a form */
     shmcoll_task_params_t params;
+    /* 0: an algorithm of a node team (or @mpi). Else a form of a collective across nodes (its
+     * number, which group/ interprets): chosen only by a tuning rule, for communicators that
+     * span nodes; a node team never runs it (supports() says no). */
+    int nodes_form;
 } shmcoll_algo_t;
 
 /* Whether row `a` serves `kind`. */

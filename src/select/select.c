@@ -50,7 +50,7 @@ static const shmcoll_algo_t *cheapest(const shmcoll_select_args_t *args,
 static const shmcoll_algo_t *tuned(const shmcoll_tune_t *tune, const shmcoll_select_args_t *args,
                                    const shmcoll_select_team_t *team) {
     const shmcoll_tune_rule_t *rule =
-        tune ? shmcoll_tune_lookup(tune, args->kind, args->bytes, team->size) : NULL;
+        tune ? shmcoll_tune_lookup(tune, args->kind, args->bytes, team->size, 1) : NULL;
     for (int i = 0; rule && i < rule->nalgos; i++)
         if (rule->algos[i]->supports(args, team)) return rule->algos[i];
     return NULL;

@@ -5,19 +5,18 @@
 
 #include <string.h>
 
-/* The size every member knows of the call (select/registry.h), 0 when only some do. */
-static size_t shared_bytes(shmcoll_team_t *team, const shmcoll_coll_args_t *a) {
+size_t shmcoll_coll_shared_bytes(int size, const shmcoll_coll_args_t *a) {
     switch (a->kind) {
     case SHMCOLL_KIND_REDUCE_SCATTER: {
         size_t total = 0;
-        for (int j = 0; j < team->size; j++) total += a->recvcounts[j];
+        for (int j = 0; j < size; j++) total += a->recvcounts[j];
         return shmcoll_reduce_op_span(a->op, total);
     }
     case SHMCOLL_KIND_REDUCE_SCATTER_BLOCK:
-        return shmcoll_reduce_op_span(a->op, a->count * (size_t)team->size);
+        return shmcoll_reduce_op_span(a->op, a->count * (size_t)size);
     case SHMCOLL_KIND_ALLGATHERV: {
         size_t longest = 0;
-        for (int j = 0; j < team->size; j++)
+        for (int j = 0; j < size; j++)
             longest = a->recvcounts[j] > longest ? a->recvcounts[j] : longest;
         return longest;
     }
@@ -48,7 +47,7 @@ static shmcoll_status_t prepare(shmcoll_team_t *team, const shmcoll_coll_args_t 
     task->args = args;
     task->name = info->name;
     task->ops = NULL;
-    const size_t bytes = shared_bytes(team, args);
+    const size_t bytes = shmcoll_coll_shared_bytes(team->size, args);
     if (bytes == 0 && (info->reduces || args->kind == SHMCOLL_KIND_BCAST)) return SHMCOLL_OK;
     const shmcoll_select_args_t select = {.kind = args->kind,
                                           .bytes = bytes,

@@ -17,6 +17,10 @@
 
 #include <stddef.h>
 
+/* The size of the call every one of `size` members knows (select/registry.h: what supports(),
+ * cost() and tuning rules see), 0 when only some do (the v-variants but allgatherv). */
+size_t shmcoll_coll_shared_bytes(int size, const shmcoll_coll_args_t *a);
+
 /* Starts the collective `args` as `task` (both stay the caller's until the task is done): the
  * selector's choice, or, with `algo`, that row (NOT_SUPPORTED when it cannot serve the call).
  * A collective with nothing to move is done at once (task->status OK). Then shmcoll_task_test

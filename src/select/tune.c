@@ -31,7 +31,8 @@ static shmcoll_status_t bad(char *error, size_t len, const char *what, const cha
 /* One choice "[band:]@algo" of `kind`, the text [s, e). */
 static shmcoll_status_t parse_choice(const char *s, const char *e, shmcoll_coll_kind_t kind,
                                      shmcoll_tune_t *tune, char *error, size_t len) {
-    shmcoll_tune_rule_t rule = {.kind = kind, .members = tune->members, .lo = 0, .hi = SIZE_MAX};
+    shmcoll_tune_rule_t rule = {
+        .kind = kind, .members = tune->members, .nodes = tune->nodes, .lo = 0, .hi = SIZE_MAX};
     const char *at = memchr(s, '@', (size_t)(e - s));
     if (!at) return bad(error, len, "a choice needs '@algorithm':", s, (size_t)(e - s));
     if (at > s) {
@@ -117,9 +118,9 @@ shmcoll_status_t shmcoll_tune_parse(const char *text, shmcoll_tune_t *tune, char
         char *line = next, *newline = strchr(line, '\n');
         if (newline) *newline = '\0';
         next = newline ? newline + 1 : NULL;
-        const char *members = directive(line, "members");
-        if (members) {
-            tune->members = atoi(members);
+        const char *members = directive(line, "members"), *nodes = directive(line, "nodes");
+        if (members || nodes) {
+            *(members ? &tune->members : &tune->nodes) = atoi(members ? members : nodes);
             continue;
         }
         char *w = line;
@@ -138,11 +139,11 @@ shmcoll_status_t shmcoll_tune_parse(const char *text, shmcoll_tune_t *tune, char
 }
 
 const shmcoll_tune_rule_t *shmcoll_tune_lookup(const shmcoll_tune_t *tune, shmcoll_coll_kind_t kind,
-                                               size_t bytes, int members) {
+                                               size_t bytes, int members, int nodes) {
     for (int i = tune->nrules - 1; i >= 0; i--) {
         const shmcoll_tune_rule_t *r = &tune->rules[i];
-        if (r->kind == kind && (!r->members || r->members == members) && bytes >= r->lo &&
-            bytes < r->hi)
+        if (r->kind == kind && (!r->members || r->members == members) &&
+            (!r->nodes || r->nodes == nodes) && bytes >= r->lo && bytes < r->hi)
             return r;
     }
     return NULL;
@@ -258,7 +259,7 @@ static void load_file(const char *configured, shmcoll_tune_t *tune) {
         shmcoll_log_error("%s (in %s); tuning file ignored", error, path);
         tune->nrules = 0;
     }
-    tune->members = 0;
+    tune->members = tune->nodes = 0;
     free(text);
 }
 
@@ -268,7 +269,7 @@ const shmcoll_tune_t *shmcoll_tune_current(void) {
     snprintf(key, sizeof key, "%s\n%s", config->tune_file, config->tune);
     pthread_mutex_lock(&tune_lock);
     if (!current_key || strcmp(current_key, key)) {
-        current.nrules = current.members = 0;
+        current.nrules = current.members = current.nodes = 0;
         load_file(config->tune_file, &current);
         const int from_file = current.nrules;
         char error[256] = "";

@@ -24,7 +24,8 @@
 
 typedef struct shmcoll_tune_rule {
     shmcoll_coll_kind_t kind;
-    int members;   /* the team size it applies to; 0: any */
+    int members;   /* the team (or group) size it applies to; 0: any */
+    int nodes;     /* the nodes the communicator spans; 0: any */
     size_t lo, hi; /* [lo, hi) */
     int nalgos;
     const shmcoll_algo_t *algos[SHMCOLL_TUNE_MAX_CHAIN]; /* tried in order */
@@ -32,6 +33,7 @@ typedef struct shmcoll_tune_rule {
 
 typedef struct shmcoll_tune {
     int members; /* while parsing: the team size the next rules apply to (0: any) */
+    int nodes;   /* while parsing: the node count the next rules apply to (0: any) */
     int nrules;
     shmcoll_tune_rule_t rules[SHMCOLL_TUNE_MAX_RULES];
 } shmcoll_tune_t;
@@ -40,9 +42,9 @@ typedef struct shmcoll_tune {
 shmcoll_status_t shmcoll_tune_parse(const char *text, shmcoll_tune_t *tune, char *error,
                                     size_t error_len);
 
-/* The last rule covering (kind, bytes) for a team of `members`, or NULL. */
+/* The last rule covering (kind, bytes) for `members` ranks on `nodes` nodes, or NULL. */
 const shmcoll_tune_rule_t *shmcoll_tune_lookup(const shmcoll_tune_t *tune, shmcoll_coll_kind_t kind,
-                                               size_t bytes, int members);
+                                               size_t bytes, int members, int nodes);
 
 /* ---- Tuning files -----------------------------------------------------------------------------
  * A file holds rules as SHMCOLL_TUNE does, and two kinds of lines of its own:
@@ -50,7 +52,9 @@ const shmcoll_tune_rule_t *shmcoll_tune_lookup(const shmcoll_tune_t *tune, shmco
  *                             it): a file whose fingerprint is not this process's is ignored, with
  *                             one line under SHMCOLL_VERBOSE=1;
  *     # members: <n>          the rules after it apply to teams of n members only (a section per
- *                             team size measured; 0 or none: every size).
+ *                             team size measured; 0 or none: every size);
+ *     # nodes: <n>            ... and to communicators spanning n nodes only (1: within one node;
+ *                             0 or none: any), for rules measured across nodes.
  * The file is SHMCOLL_TUNE_FILE, else the default one (shmcoll_tune_default_path) when it exists.
  */
 

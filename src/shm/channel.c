@@ -85,7 +85,15 @@ shmcoll_status_t shmcoll_channel_init(shmcoll_channel_t *ch, void *base, int ran
     ch->peer_done = calloc((size_t)size, sizeof *ch->peer_done);
     ch->waiter.check = check_team;
     ch->waiter.check_ctx = ch;
+    shmcoll_channel_set_sleep(ch, -1);
     return ch->peer_done ? SHMCOLL_OK : SHMCOLL_ERR_NO_MEMORY;
+}
+
+void shmcoll_channel_set_sleep(shmcoll_channel_t *ch, double seconds) {
+    ch->wake = seconds >= 0;
+    ch->waiter.sleep_after = seconds;
+    ch->waiter.sleepers = &ch->ctrl[0].sleep;
+    ch->waiter.sleepers_stride = sizeof(shmcoll_member_ctrl_t);
 }
 
 void shmcoll_channel_fini(shmcoll_channel_t *ch) {

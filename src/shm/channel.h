@@ -54,6 +54,7 @@ typedef struct shmcoll_member_ctrl {
     shmcoll_post_block_t post[2];
     shmcoll_ack_block_t ack;
     shmcoll_fail_block_t fail;
+    shmcoll_sleep_block_t sleep; /* members asleep on this member's flags (shm/sleep.h) */
 } shmcoll_member_ctrl_t;
 
 typedef struct shmcoll_channel {
@@ -65,6 +66,9 @@ typedef struct shmcoll_channel {
     uint64_t step;               /* the last step this member began */
     uint64_t *peer_done;         /* [size] local knowledge: peer r is done with steps <= value */
     shmcoll_waiter_t waiter;
+    /* Members may sleep on flags (shm/sleep.h): every post and ack then wakes the sleepers.
+     * Equal on all members (set with waiter.sleep_after, from the team's shape). */
+    int wake;
 } shmcoll_channel_t;
 
 /* Bytes of segment needed for `size` members with `chunk`-byte buffers. */
@@ -139,7 +143,9 @@ static inline shmcoll_status_t shmcoll_channel_test_done(shmcoll_channel_t *ch, 
 
 /* Publish this member's slots of `step`. */
 static inline void shmcoll_channel_post(shmcoll_channel_t *ch, uint64_t step) {
-    shmcoll_flag_store(&ch->ctrl[ch->rank].post[step & 1].step, step);
+    shmcoll_member_ctrl_t *mine = &ch->ctrl[ch->rank];
+    shmcoll_flag_store(&mine->post[step & 1].step, step);
+    if (ch->wake) shmcoll_shm_wake(&mine->post[step & 1].step, &mine->sleep);
 }
 
 /* ---- Waiting forms of the tests (bounded: ch->waiter), for code that runs to completion ---- */
@@ -158,7 +164,13 @@ shmcoll_status_t shmcoll_channel_fail(shmcoll_channel_t *ch, shmcoll_status_t st
 
 /* This member is done reading everything of `step`. */
 static inline void shmcoll_channel_ack(shmcoll_channel_t *ch, uint64_t step) {
-    shmcoll_flag_store(&ch->ctrl[ch->rank].ack.step, step);
+    shmcoll_member_ctrl_t *mine = &ch->ctrl[ch->rank];
+    shmcoll_flag_store(&mine->ack.step, step);
+    if (ch->wake) shmcoll_shm_wake(&mine->ack.step, &mine->sleep);
 }
+
+/* Lets waiting members of the channel sleep after `seconds` of waiting (negative: never), and
+ * makes posts and acks wake them. Every member sets the same. */
+void shmcoll_channel_set_sleep(shmcoll_channel_t *ch, double seconds);
 
 #endif

@@ -62,6 +62,9 @@ shmcoll_status_t shmcoll_shm_wait_check(const shmcoll_wait_t *w, const shmcoll_w
                          : check_peer(waiter, w->peer);
 }
 
+/* Seconds of one sleep: short enough that progress hooks and liveness checks keep their pace. */
+#define SLEEP_SLICE 1e-3
+
 shmcoll_status_t shmcoll_shm_wait_slow(const shmcoll_flag_t *flag, uint64_t value, int peer,
                                        const shmcoll_waiter_t *waiter) {
     for (long i = 0; i < waiter->spin; i++) {
@@ -70,11 +73,25 @@ shmcoll_status_t shmcoll_shm_wait_slow(const shmcoll_flag_t *flag, uint64_t valu
     }
     const double start = shmcoll_shm_now();
     double last_check = start, last_progress = start;
+    /* Past sleep_after: sleep in slices instead of yielding (at once when it is 0). */
+    int asleep = waiter->sleepers && waiter->sleep_after == 0;
     for (unsigned long polls = 1;; polls++) {
-        sched_yield();
+        if (asleep) {
+            const uint64_t seen = shmcoll_flag_load(flag);
+            if (seen >= value) return SHMCOLL_OK;
+            shmcoll_sleep_block_t *sleepers =
+                (shmcoll_sleep_block_t *)((char *)waiter->sleepers +
+                                          (size_t)peer * waiter->sleepers_stride);
+            shmcoll_shm_sleep_on(flag, seen, sleepers, SLEEP_SLICE);
+        } else {
+            sched_yield();
+        }
         if (shmcoll_flag_load(flag) >= value) return SHMCOLL_OK;
-        if (polls % 16) continue;
+        if (!asleep && polls % 16) continue;
         double t = shmcoll_shm_now();
+        if (!asleep && waiter->sleepers && waiter->sleep_after >= 0 &&
+            t - start >= waiter->sleep_after)
+            asleep = 1;
         if (waiter->progress && t - last_progress > 1e-3) {
             waiter->progress(waiter->progress_ctx);
             last_progress = t;

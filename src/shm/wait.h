@@ -2,14 +2,16 @@
  *
  * Spin with pause for a while (the peer is usually running on another core and about to write),
  * then sched_yield between polls — at once when the node has more ranks than CPUs, since then the
- * peer we wait for may need our CPU. Every wait has a deadline (SHMCOLL_TIMEOUT) and checks that
- * the peer it waits for is alive, so a dead or stopped peer becomes an error naming it, never a
- * hang. */
+ * peer we wait for may need our CPU — and, in such a team, once the wait has lasted a while,
+ * sleep on the flag until its writer wakes us (shm/sleep.h). Every wait has a deadline
+ * (SHMCOLL_TIMEOUT) and checks that the peer it waits for is alive, so a dead or stopped peer
+ * becomes an error naming it, never a hang. */
 #ifndef SHMCOLL_SHM_WAIT_H
 #define SHMCOLL_SHM_WAIT_H
 
 #include "base/status.h"
 #include "shm/flag.h"
+#include "shm/sleep.h"
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -30,6 +32,12 @@ typedef struct shmcoll_waiter {
     void *check_ctx;
     char *error; /* where a failure message goes */
     size_t error_len;
+    /* Sleeping (shm/sleep.h): after yielding this many seconds a waiter sleeps on the flag
+     * until its writer wakes it; negative: never (a team with a CPU per member). The counter of
+     * sleepers on member r's flags is at (char *)sleepers + r * sleepers_stride. */
+    double sleep_after;
+    shmcoll_sleep_block_t *sleepers;
+    size_t sleepers_stride;
 } shmcoll_waiter_t;
 
 /* What a non-waiting test leaves behind when its flag is not yet set: the flag, the value it

@@ -206,6 +206,8 @@ def main():
     parser.add_argument("--output-contains", action="append", default=[])
     parser.add_argument("--output-once", action="append", default=[])
     parser.add_argument("--output-lacks", action="append", default=[])
+    parser.add_argument("--output-matches", action="append", default=[],
+                        help="a line of the output must match this regular expression")
     parser.add_argument("--error-names-rank", type=int, action="append", default=[])
     parser.add_argument("--timeout", type=float, default=240)
     parser.add_argument("program", nargs=argparse.REMAINDER)
@@ -278,6 +280,9 @@ def main():
     for text in args.output_lacks:
         if text in out + err:
             errors.append(f"output contains {text!r}")
+    for pattern in args.output_matches:
+        if not re.search(pattern, out + err, re.M):
+            errors.append(f"no output line matches {pattern!r}")
     for rank in args.error_names_rank:
         if not names_rank(out + err, rank):
             errors.append(f"no error line of shmcoll names rank {rank} (nor its pid)")

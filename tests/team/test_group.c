@@ -22,6 +22,7 @@
  * bytes outside the blocks must stay untouched), and so are the bytes each member hands to the
  * network. */
 #include "base/config.h"
+#include "group/allreduce_plan.h"
 #include "group/compose.h"
 #include "team_harness.h"
 
@@ -208,6 +209,20 @@ static void fold(int ch, const shmcoll_reduce_op_t *op, size_t count, uint64_t s
     free(acc);
 }
 
+static shmcoll_status_t net_test(void *ctx, void *request, char *error, size_t error_len);
+
+/* The blocking form: start, then test until done (a leader in it runs nothing else, as in a
+ * blocking MPI collective). */
+static shmcoll_status_t net_run(void *ctx, const shmcoll_net_coll_t *coll, char *error,
+                                size_t error_len) {
+    void *request = NULL;
+    shmcoll_status_t status = net_start(ctx, coll, &request);
+    if (status != SHMCOLL_OK) return status;
+    while ((status = net_test(ctx, request, error, error_len)) == SHMCOLL_IN_PROGRESS)
+        sched_yield();
+    return status;
+}
+
 /* Done once every node posted the step: this leader's part of the result. */
 static shmcoll_status_t net_test(void *ctx, void *request, char *error, size_t error_len) {
     fake_net_t *net = ctx;
@@ -345,6 +360,7 @@ typedef struct shape {
     int p;
     int labels[MAX_MEMBERS]; /* node label of each member */
     int leaders;             /* per node (0: 1) */
+    int blocking;            /* the network has a blocking form (shmcoll_net_t.run) */
 } shape_t;
 
 typedef struct run {
@@ -518,21 +534,14 @@ static void test_bcast(run_t *r) {
 static const size_t reduce_counts[] = {1, 7, 1000, 40000}; /* elements of 8 bytes (matrices: / 4) */
 
 /* What this member hands to the network in an allreduce of `bytes` (elements of `size` bytes):
- * below SHMCOLL_NET_SPLIT the leader all of it; above, leader c its share of every segment (the
- * elements of segment n from n * c / L up to n * (c + 1) / L; compose_allreduce.c). */
+ * leader c its share by the plan (group/allreduce_plan.h; its own unit test checks the plan),
+ * the leader of channel 0 all of it in the one-leader form. */
 static uint64_t allreduce_net_bytes(const shmcoll_group_t *g, size_t bytes, size_t size) {
-    const shmcoll_config_t *cfg = shmcoll_config();
-    const int c = g->map.node_rank[g->rank], leaders = g->net.nchannels;
-    if (bytes < cfg->net_split) return c == 0 ? bytes : 0;
-    if (c >= leaders) return 0;
-    const size_t count = bytes / size;
-    size_t segment = cfg->net_segment / size, total = 0;
-    if (segment < (size_t)leaders) segment = (size_t)leaders;
-    for (size_t first = 0; first < count; first += segment) {
-        const size_t n = count - first < segment ? count - first : segment;
-        total += n * (size_t)(c + 1) / (size_t)leaders - n * (size_t)c / (size_t)leaders;
-    }
-    return total * size;
+    shmcoll_allreduce_plan_t plan;
+    const int steps_block = g->net.run && !shmcoll_config()->net_bounded;
+    shmcoll_allreduce_plan(bytes / size, size, g->net.nchannels, steps_block, 0, &plan);
+    const int c = g->map.node_rank[g->rank];
+    return (uint64_t)shmcoll_allreduce_plan_channel(&plan, bytes / size, c) * size;
 }
 
 static void test_allreduce(run_t *r) {
@@ -834,8 +843,10 @@ static void test_alltoall(run_t *r, int varying) {
     int largest = 0;
     for (int n = 0; n < map->nnodes; n++)
         largest = map->node_size[n] > largest ? map->node_size[n] : largest;
-    /* alltoall: served up to 2 MiB per node send side; the last size is declined */
-    const size_t bases[] = {8, 1000, 100000, ((size_t)2 << 20) / ((size_t)largest * p) + 1};
+    /* alltoall: served up to SHMCOLL_COMPOSE_ALLTOALL_NODE_MAX per node send side; the last size
+     * is declined */
+    const size_t most = SHMCOLL_COMPOSE_ALLTOALL_NODE_MAX / ((size_t)largest * p);
+    const size_t bases[] = {8, 1000, most, most + 1};
     for (size_t c = 0; c < NELEMS(bases) - (varying ? 1 : 0) && !r->fatal; c++)
         for (int variant = 0; variant < VARIANTS(varying) && !r->fatal; variant++) {
             const int in_place = variant_in_place(variant), pattern = variant_pattern(variant);
@@ -933,8 +944,11 @@ static int body(shmcoll_team_t *whole, void *arg) {
     const int leaders = shape->leaders ? shape->leaders : 1, node_rank = g.map.node_rank[me];
     fake_net_t net = {
         .node = g.node, .nnodes = g.map.nnodes, .channel = node_rank < leaders ? node_rank : -1};
-    g.net =
-        (shmcoll_net_t){.nchannels = leaders, .start = net_start, .test = net_test, .ctx = &net};
+    g.net = (shmcoll_net_t){.nchannels = leaders,
+                            .start = net_start,
+                            .test = net_test,
+                            .run = shape->blocking ? net_run : NULL,
+                            .ctx = &net};
     int failed = status != SHMCOLL_OK;
     if (failed)
         team_harness_log("%s: node team: %s", shape->name, shmcoll_status_string(status));
@@ -947,15 +961,19 @@ static int body(shmcoll_team_t *whole, void *arg) {
 
 int main(int argc, char **argv) {
     static const shape_t shapes[] = {
-        {"2 nodes x 2 (blocks)", 4, {0, 0, 1, 1}, 1},
-        {"3 + 2 (uneven blocks)", 5, {7, 7, 7, 3, 3}, 1},
-        {"3 nodes round-robin", 6, {0, 1, 2, 0, 1, 2}, 1},
-        {"1 member per node", 4, {0, 1, 2, 3}, 1},
-        {"2 nodes x 3 (blocks)", 6, {5, 5, 5, 9, 9, 9}, 1},
+        {"2 nodes x 2 (blocks)", 4, {0, 0, 1, 1}, 1, 0},
+        {"3 + 2 (uneven blocks)", 5, {7, 7, 7, 3, 3}, 1, 0},
+        {"3 nodes round-robin", 6, {0, 1, 2, 0, 1, 2}, 1, 0},
+        {"1 member per node", 4, {0, 1, 2, 3}, 1, 0},
+        {"2 nodes x 3 (blocks)", 6, {5, 5, 5, 9, 9, 9}, 1, 0},
         /* Several leaders (the allreduce's shares; the other kinds use the first) and segments
          * of 64 KiB, so the largest calls go through a pipeline of several segments. */
-        {"2 nodes x 3, 2 leaders", 6, {5, 5, 5, 9, 9, 9}, 2},
-        {"3 nodes round-robin, 2 leaders", 6, {0, 1, 2, 0, 1, 2}, 2},
+        {"2 nodes x 3, 2 leaders", 6, {5, 5, 5, 9, 9, 9}, 2, 0},
+        {"3 nodes round-robin, 2 leaders", 6, {0, 1, 2, 0, 1, 2}, 2, 0},
+        /* A network with blocking steps (as the MPI library's blocking collectives): the plans
+         * that choose by it (compose.h: shmcoll_compose_net_may_block) take their other form. */
+        {"2 nodes x 3, 2 leaders, blocking steps", 6, {5, 5, 5, 9, 9, 9}, 2, 1},
+        {"3 + 2 (uneven blocks), blocking steps", 5, {7, 7, 7, 3, 3}, 1, 1},
     };
     int failed = 0;
     for (size_t s = 0; s < NELEMS(shapes); s++) {

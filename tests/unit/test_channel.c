@@ -1,11 +1,16 @@
 /* The step protocol (shm/channel.h) and bounded waits (shm/wait.h), below any collective:
  *  - rotating single writers stream patterned data through both parities while readers verify
- *    every byte: a writer that reused a slot before all readers were done would be caught;
+ *    every byte: a writer that reused a slot before all readers were done would be caught; again
+ *    with every wait sleeping at once (shm/sleep.h: every post and ack wakes), where a lost
+ *    wake-up would cost a sleep slice, never a hang;
+ *  - a waiter that sleeps is woken by the writer and uses far less CPU than the time it waited
+ *    (a polling wait uses whatever CPU it gets);
  *  - a wait for a flag nobody writes times out with a message naming the peer and operation;
  *  - a wait for a dead process fails fast as PEER_DEAD, even when it is an unreaped zombie. */
 #include "check.h"
 #include "core/team.h"
 #include "shm/channel.h"
+#include "shm/sleep.h"
 #include "shm/wait.h"
 #include "team_harness.h"
 
@@ -13,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,9 +30,11 @@ static uint8_t pattern(uint64_t step, size_t i) {
     return (uint8_t)(step * 131 + i * 7);
 }
 
-/* Writer of step s is member s % p; it fills `len` bytes, readers check them. */
+/* Writer of step s is member s % p; it fills `len` bytes, readers check them. `arg` non-NULL:
+ * every wait sleeps at once. */
 static int stream_body(shmcoll_team_t *team, void *arg) {
     shmcoll_channel_t *ch = &team->lanes[0].channel;
+    if (arg) shmcoll_channel_set_sleep(ch, 0);
     const int p = ch->size, me = ch->rank;
     unsigned seed = (unsigned)(me * 7919 + 1);
     for (int k = 0; k < STEPS; k++) {
@@ -52,6 +61,53 @@ static int stream_body(shmcoll_team_t *team, void *arg) {
         shmcoll_channel_ack(ch, s);
     }
     return 0;
+}
+
+typedef struct shared {
+    _Alignas(SHMCOLL_FLAG_ALIGN) shmcoll_flag_t flag;
+    shmcoll_sleep_block_t sleepers;
+} shared_t;
+
+static double cpu_seconds(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+           (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
+static void check_sleeper(void) {
+    shared_t *sh =
+        mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(sh != MAP_FAILED, "shared mapping");
+    if (sh == MAP_FAILED) return;
+    memset(sh, 0, sizeof *sh);
+    pid_t child = fork();
+    if (child == 0) {
+        char error[256] = "";
+        const pid_t pids[1] = {getppid()};
+        shmcoll_waiter_t waiter = {.timeout = 30,
+                                   .pids = pids,
+                                   .op = "test",
+                                   .error = error,
+                                   .error_len = sizeof error,
+                                   .sleep_after = 0,
+                                   .sleepers = &sh->sleepers};
+        const double cpu0 = cpu_seconds();
+        const shmcoll_status_t st = shmcoll_shm_wait_geq(&sh->flag, 1, 0, &waiter);
+        const double cpu = cpu_seconds() - cpu0;
+        if (st != SHMCOLL_OK) fprintf(stderr, "sleeping wait: %s\n", error);
+        if (cpu > 0.06) fprintf(stderr, "sleeping wait used %.3f s of CPU in 0.3 s\n", cpu);
+        _exit(st == SHMCOLL_OK && cpu <= 0.06 ? 0 : 1);
+    }
+    usleep(300 * 1000);
+    shmcoll_flag_store(&sh->flag, 1);
+    shmcoll_shm_wake(&sh->flag, &sh->sleepers);
+    int status = 0;
+    waitpid(child, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "a waiter that sleeps is woken and uses little CPU (status %d)", status);
+    CHECK(atomic_load(&sh->sleepers.sleepers) == 0, "no sleeper left counted");
+    munmap(sh, sizeof *sh);
 }
 
 static double now(void) {
@@ -100,10 +156,15 @@ static void check_waits(void) {
 
 int main(void) {
     check_waits();
+    check_sleeper();
     static const int sizes[] = {2, 3, 5};
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    static int sleeping = 1;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         CHECK(team_harness_run(sizes[i], stream_body, NULL, 120) == 0,
               "streaming %d steps through p=%d members", STEPS, sizes[i]);
+        CHECK(team_harness_run(sizes[i], stream_body, &sleeping, 120) == 0,
+              "streaming %d steps through p=%d sleeping members", STEPS, sizes[i]);
+    }
     if (check_failures()) {
         fprintf(stderr, "channel: %ld failures\n", check_failures());
         return 1;

@@ -34,12 +34,13 @@ int main(void) {
                              &tune, error, sizeof error) == SHMCOLL_OK,
           "valid string: %s", error);
     CHECK(tune.nrules == 3, "3 rules, got %d", tune.nrules);
-    const shmcoll_tune_rule_t *r = shmcoll_tune_lookup(&tune, SHMCOLL_KIND_ALLREDUCE, 4095, 2);
+    const shmcoll_tune_rule_t *r = shmcoll_tune_lookup(&tune, SHMCOLL_KIND_ALLREDUCE, 4095, 2, 1);
     CHECK(r && r->nalgos == 1 && !strcmp(r->algos[0]->name, "flat"), "4095 B -> flat");
-    r = shmcoll_tune_lookup(&tune, SHMCOLL_KIND_ALLREDUCE, 4096, 2);
+    r = shmcoll_tune_lookup(&tune, SHMCOLL_KIND_ALLREDUCE, 4096, 2, 1);
     CHECK(r && r->nalgos == 2 && !strcmp(r->algos[1]->name, "split"), "4 KiB -> ma|split");
-    CHECK(!shmcoll_tune_lookup(&tune, SHMCOLL_KIND_REDUCE, 10, 2), "no rule for reduce");
-    CHECK(shmcoll_tune_lookup(&tune, SHMCOLL_KIND_BCAST, SIZE_MAX - 1, 2), "bcast rule covers all");
+    CHECK(!shmcoll_tune_lookup(&tune, SHMCOLL_KIND_REDUCE, 10, 2, 1), "no rule for reduce");
+    CHECK(shmcoll_tune_lookup(&tune, SHMCOLL_KIND_BCAST, SIZE_MAX - 1, 2, 1),
+          "bcast rule covers all");
 
     /* Sections per team size, and the MPI library's own algorithm for every kind. */
     shmcoll_tune_t sized = {0};
@@ -47,9 +48,26 @@ int main(void) {
                              "# members: 0\nbarrier:@mpi",
                              &sized, error, sizeof error) == SHMCOLL_OK,
           "sections: %s", error);
-    CHECK(shmcoll_tune_lookup(&sized, SHMCOLL_KIND_ALLTOALL, 4 << 20, 4), "4 members: rule");
-    CHECK(!shmcoll_tune_lookup(&sized, SHMCOLL_KIND_ALLTOALL, 4 << 20, 2), "2 members: none");
-    r = shmcoll_tune_lookup(&sized, SHMCOLL_KIND_BARRIER, 0, 7);
+    CHECK(shmcoll_tune_lookup(&sized, SHMCOLL_KIND_ALLTOALL, 4 << 20, 4, 1), "4 members: rule");
+    CHECK(!shmcoll_tune_lookup(&sized, SHMCOLL_KIND_ALLTOALL, 4 << 20, 2, 1), "2 members: none");
+    r = shmcoll_tune_lookup(&sized, SHMCOLL_KIND_BARRIER, 0, 7, 1);
+    /* Sections per node count: rules measured across nodes apply there only. */
+    shmcoll_tune_t across = {0};
+    CHECK(shmcoll_tune_parse("# members: 8\n# nodes: 4\nallreduce:1M-:@shares|mpi\n# nodes: 0\n"
+                             "allreduce:0-8:@mpi",
+                             &across, error, sizeof error) == SHMCOLL_OK,
+          "node sections: %s", error);
+    const shmcoll_tune_rule_t *n4 =
+        shmcoll_tune_lookup(&across, SHMCOLL_KIND_ALLREDUCE, 1 << 20, 8, 4);
+    CHECK(n4 && n4->nalgos == 2 && n4->algos[0]->nodes_form && !n4->algos[1]->ops,
+          "4 nodes: a form across nodes, then @mpi");
+    CHECK(!shmcoll_tune_lookup(&across, SHMCOLL_KIND_ALLREDUCE, 1 << 20, 8, 1),
+          "one node: no rule");
+    CHECK(shmcoll_tune_lookup(&across, SHMCOLL_KIND_ALLREDUCE, 4, 8, 2)->algos[0]->ops == NULL,
+          "nodes 0: any node count");
+    const shmcoll_select_args_t big = {.kind = SHMCOLL_KIND_ALLREDUCE, .bytes = 1 << 20};
+    const shmcoll_select_team_t eight = {.size = 8, .chunk = 256 << 10};
+    CHECK(!n4->algos[0]->supports(&big, &eight), "a form across nodes is not a node team's");
     CHECK(r && !r->algos[0]->ops, "@mpi is the MPI library's (no task ops)");
     for (int k = 0; k < SHMCOLL_KIND_COUNT; k++)
         CHECK(shmcoll_algo_find((shmcoll_coll_kind_t)k, "mpi"), "@mpi serves %s",

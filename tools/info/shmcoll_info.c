@@ -9,6 +9,7 @@
 #include "base/config.h"
 #include "core/budget.h"
 #include "core/team.h"
+#include "group/allreduce_plan.h"
 #include "group/compose.h"
 #include "group/leaders.h"
 #include "kernels/nt_policy.h"
@@ -155,43 +156,30 @@ static void node_labels(const char *text, int n, int *labels, char *how, size_t 
     snprintf(how, how_len, "%s", cyclic ? "round-robin" : "in blocks");
 }
 
-/* Bytes of share c of n elements (of `extent` bytes) among `shares` leaders: the split of
- * group/compose_allreduce.c (share_at), as even as can be, in leader order. */
-static size_t share_bytes(size_t n, int c, int shares, size_t extent) {
-    return (n * (size_t)(c + 1) / (size_t)shares - n * (size_t)c / (size_t)shares) * extent;
-}
-
 static int compare_sizes(const void *a, const void *b) {
     const size_t x = *(const size_t *)a, y = *(const size_t *)b;
     return (x > y) - (x < y);
 }
 
-/* Allreduce of doubles across the nodes at a few sizes: the form compose_allreduce.c takes and
- * the bytes each node hands to the network per call, by channel (leader), as the composition
- * counts them (SHMCOLL_STATS's net= is their sum over the nodes and calls). */
+/* Allreduce of doubles across the nodes at a few sizes: the plan compose_allreduce.c follows
+ * (group/allreduce_plan.h) and the bytes each node hands to the network per call, by channel
+ * (leader), as the composition counts them (SHMCOLL_STATS's net= is their sum over the nodes and
+ * calls). Network steps block where this build's MPI library's blocking collectives are used. */
 static void print_net_allreduce(const shmcoll_group_map_t *map, int leaders,
                                 const shmcoll_config_t *config) {
     const size_t extent = sizeof(double), split = config->net_split;
-    size_t segment = config->net_segment / extent; /* elements, as the composition rounds them */
-    if (segment < (size_t)leaders) segment = (size_t)leaders;
-    if (segment > (size_t)INT_MAX) segment = (size_t)INT_MAX;
+    const int steps_block = SHMCOLL_INFO_STEPS_BLOCK && !config->net_bounded;
     printf(
-        "  allreduce of doubles across the nodes (SHMCOLL_NET_SPLIT=%zu, SHMCOLL_NET_SEGMENT=%zu):"
-        "\n",
-        split, config->net_segment);
-    printf("    small, below SHMCOLL_NET_SPLIT bytes: node reduce to each node's rank 0, one\n"
-           "      allreduce among them on channel 0, node bcast\n");
-    if (leaders == 1)
-        printf("    large, from SHMCOLL_NET_SPLIT bytes: segments of %zu bytes, each through node\n"
-               "      reduce-scatter to the leader, one allreduce among the leaders on channel 0,\n"
-               "      node allgatherv, segment after segment\n",
-               segment * extent);
-    else
-        printf(
-            "    large, from SHMCOLL_NET_SPLIT bytes: the %d leaders of a node each own 1/%d of\n"
-            "      every segment of %zu bytes: node reduce-scatter, one allreduce per channel\n"
-            "      at once, node allgatherv, segment after segment\n",
-            leaders, leaders, segment * extent);
+        "  allreduce of doubles across the nodes (SHMCOLL_NET_SPLIT=%zu, SHMCOLL_NET_SEGMENT=%zu, "
+        "network steps %s):\n",
+        split, config->net_segment, steps_block ? "blocking" : "non-blocking");
+    printf("    one leader: node reduce to each node's first rank, one allreduce among them on\n"
+           "      channel 0, node bcast (below SHMCOLL_NET_SPLIT bytes, or one leader per node)\n");
+    if (leaders > 1)
+        printf("    %s: the %d leaders of a node each own 1/%d of the vector%s: node\n"
+               "      reduce-scatter, one allreduce per channel at once, node allgatherv\n",
+               steps_block ? "shares" : "segments", leaders, leaders,
+               steps_block ? "" : ", segment by segment, pipelined");
     printf("    non-commutative ops: %s\n", shmcoll_compose_all_blocks(map)
                                                 ? "the same (each node holds consecutive ranks)"
                                                 : "the MPI library (a node's ranks are not "
@@ -206,20 +194,18 @@ static void print_net_allreduce(const shmcoll_group_map_t *map, int leaders,
         const size_t bytes = sizes[i] / extent * extent, count = bytes / extent;
         if (!count || bytes <= last) continue; /* ascending, each once */
         last = bytes;
-        char form[48] = "small", channels[SHMCOLL_NET_MAX_CHANNELS * 40];
-        if (bytes < split) {
-            snprintf(channels, sizeof channels, "channel 0: %zu", bytes);
-        } else {
-            const size_t segments = (count + segment - 1) / segment, rest = count % segment;
-            snprintf(form, sizeof form, "large, %zu segment%s", segments, segments == 1 ? "" : "s");
-            size_t at = 0;
-            for (int c = 0; c < leaders && at < sizeof channels; c++) {
-                const size_t share = (count / segment) * share_bytes(segment, c, leaders, extent) +
-                                     share_bytes(rest, c, leaders, extent);
-                at += (size_t)snprintf(channels + at, sizeof channels - at, "%schannel %d: %zu",
-                                       c ? ", " : "", c, share);
-            }
-        }
+        shmcoll_allreduce_plan_t plan;
+        shmcoll_allreduce_plan(count, extent, leaders, steps_block, 0, &plan);
+        char form[48], channels[SHMCOLL_NET_MAX_CHANNELS * 40];
+        if (plan.form == SHMCOLL_ALLREDUCE_SEGMENTS)
+            snprintf(form, sizeof form, "segments, %zu", plan.segments);
+        else
+            snprintf(form, sizeof form, "%s", shmcoll_allreduce_form_name(plan.form));
+        size_t at = 0;
+        for (int c = 0; c < plan.shares && at < sizeof channels; c++)
+            at += (size_t)snprintf(channels + at, sizeof channels - at, "%schannel %d: %zu",
+                                   c ? ", " : "", c,
+                                   shmcoll_allreduce_plan_channel(&plan, count, c) * extent);
         printf("    %12zu  %-20s  %zu (%s)\n", bytes, form, bytes, channels);
     }
 }
@@ -242,14 +228,15 @@ static int print_nodes(const char *spec, int n, const shmcoll_config_t *config) 
         shmcoll_group_map_fini(&map);
         return 0;
     }
-    const int leaders = shmcoll_group_leaders(&map, config->net_leaders);
+    const int leaders = shmcoll_group_leaders(&map, config->net_leaders, 0); /* own machines */
     int smallest = n;
     for (int node = 0; node < map.nnodes; node++)
         if (map.node_size[node] < smallest) smallest = map.node_size[node];
-    printf("  leaders per node: %d (SHMCOLL_NET_LEADERS=%ld, at most %d and the smallest node's %d "
-           "rank%s)\n",
-           leaders, config->net_leaders, SHMCOLL_NET_MAX_CHANNELS, smallest,
-           smallest == 1 ? "" : "s");
+    printf("  leaders per node: %d (SHMCOLL_NET_LEADERS=%ld%s, at most %d and the smallest node's "
+           "%d rank%s)\n",
+           leaders, config->net_leaders,
+           config->net_leaders > 0 ? "" : ": automatic, 2 for nodes on machines of their own;",
+           SHMCOLL_NET_MAX_CHANNELS, smallest, smallest == 1 ? "" : "s");
     char ranks[4096];
     for (int node = 0; node < map.nnodes; node++) {
         const int *members = map.members + map.node_first[node], size = map.node_size[node];
