@@ -89,8 +89,6 @@ typedef struct bcast_knomial {
     uint64_t step;
 } bcast_knomial_t;
 
-_Static_assert(sizeof(bcast_knomial_t) <= SHMCOLL_TASK_STATE_BYTES, "bcast_knomial_t too large");
-
 static shmcoll_status_t bcast_knomial_init(shmcoll_task_t *task) {
     bcast_knomial_t *s = SHMCOLL_TASK_STATE(task, bcast_knomial_t);
     const int p = task->ch->size;
@@ -169,8 +167,6 @@ typedef struct reduce_knomial {
     int j;       /* the child waited for */
     uint64_t step;
 } reduce_knomial_t;
-
-_Static_assert(sizeof(reduce_knomial_t) <= SHMCOLL_TASK_STATE_BYTES, "reduce_knomial_t too large");
 
 static shmcoll_status_t reduce_knomial_init(shmcoll_task_t *task) {
     reduce_knomial_t *s = SHMCOLL_TASK_STATE(task, reduce_knomial_t);
@@ -269,9 +265,6 @@ typedef struct barrier_knomial {
     int j; /* the child waited for */
     uint64_t step;
 } barrier_knomial_t;
-
-_Static_assert(sizeof(barrier_knomial_t) <= SHMCOLL_TASK_STATE_BYTES,
-               "barrier_knomial_t too large");
 
 static shmcoll_status_t barrier_knomial_init(shmcoll_task_t *task) {
     barrier_knomial_t *s = SHMCOLL_TASK_STATE(task, barrier_knomial_t);

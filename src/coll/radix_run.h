@@ -43,9 +43,6 @@ typedef struct coll_radix_run {
     int d;    /* recursive exchange: this member's digit in the step's group */
 } coll_radix_run_t;
 
-_Static_assert(sizeof(coll_radix_run_t) <= SHMCOLL_TASK_STATE_BYTES,
-               "the multi-radix state must fit a task");
-
 /* An algorithm's steps (see above); run->j, run->step, run->last and the round's fields are set
  * when they are called. */
 struct coll_radix_steps {
