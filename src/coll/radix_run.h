@@ -64,6 +64,18 @@ struct coll_radix_steps {
     void (*allgather_copy)(shmcoll_task_t *task, coll_radix_run_t *run, int i);
 };
 
+/* The steps of an algorithm from the static step functions of its file, which bear the names of
+ * the fields they fill: every algorithm has them all, so their table is written once, here.
+ * `pattern` is the kind, `down` reduce_scatter_down. */
+#define COLL_RADIX_STEPS(pattern, down)                                                            \
+    {                                                                                              \
+        .kind = (pattern), .reduce_scatter_down = (down), .publish_writes = publish_writes,        \
+        .publish = publish, .reduce_scatter_begin = reduce_scatter_begin,                          \
+        .reduce_scatter_peer = reduce_scatter_peer, .reduce_scatter = reduce_scatter,              \
+        .allgather_begin = allgather_begin, .allgather_peer = allgather_peer,                      \
+        .allgather_copy = allgather_copy                                                           \
+    }
+
 /* The run of `steps` over params.factors, or the default factorisation of the team size for
  * steps->kind, laid out in task->state: INVALID (every member alike, before any step) unless the
  * pattern's check accepts the factorisation for the team size (so no radix exceeds p and the
