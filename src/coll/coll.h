@@ -46,10 +46,8 @@ extern const shmcoll_task_ops_t shmcoll_coll_scan_flat_ops; /* scan.c */
  * block first, then move single-copy or in rounds */
 extern const shmcoll_task_ops_t shmcoll_coll_allgather_pipeline_ops; /* allgather.c */
 extern const shmcoll_task_ops_t shmcoll_coll_allgather_single_ops;   /* allgather.c */
-extern const shmcoll_task_ops_t shmcoll_coll_gather_pipeline_ops;    /* gather.c */
-extern const shmcoll_task_ops_t shmcoll_coll_gather_single_ops;      /* gather.c, + one-step */
-extern const shmcoll_task_ops_t shmcoll_coll_scatter_pipeline_ops;   /* scatter.c */
-extern const shmcoll_task_ops_t shmcoll_coll_scatter_single_ops;     /* scatter.c, + one-step */
+extern const shmcoll_task_ops_t shmcoll_coll_rooted_pipeline_ops;    /* rooted.c: gather, scatter */
+extern const shmcoll_task_ops_t shmcoll_coll_rooted_single_ops;      /* rooted.c, + one-step */
 extern const shmcoll_task_ops_t shmcoll_coll_alltoall_rotated_ops;   /* alltoall.c */
 extern const shmcoll_task_ops_t shmcoll_coll_alltoall_single_ops;    /* alltoall.c */
 

@@ -284,8 +284,6 @@ typedef struct coll_pipeline {
     coll_collect_t collect;
 } coll_pipeline_t;
 
-_Static_assert(sizeof(coll_pipeline_t) <= SHMCOLL_TASK_STATE_BYTES, "pipeline state");
-
 /* The rounds of blocks of up to `longest` bytes (piece, rounds and the working set), planned by
  * each collective. */
 typedef void (*coll_pipeline_plan_fn)(shmcoll_task_t *task, coll_pipeline_t *s, size_t longest);

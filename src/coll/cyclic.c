@@ -187,18 +187,7 @@ static void allgather_copy(shmcoll_task_t *task, coll_radix_run_t *cy, int d) {
     copy_window(task, target, slot_of(task, cy, from, cy->step - 1), &w, cy->last);
 }
 
-static const coll_radix_steps_t cyclic_steps = {
-    .kind = SHMCOLL_COLL_RADIX_CYCLIC,
-    .reduce_scatter_down = 1,
-    .publish_writes = publish_writes,
-    .publish = publish,
-    .reduce_scatter_begin = reduce_scatter_begin,
-    .reduce_scatter_peer = reduce_scatter_peer,
-    .reduce_scatter = reduce_scatter,
-    .allgather_begin = allgather_begin,
-    .allgather_peer = allgather_peer,
-    .allgather_copy = allgather_copy,
-};
+static const coll_radix_steps_t cyclic_steps = COLL_RADIX_STEPS(SHMCOLL_COLL_RADIX_CYCLIC, 1);
 
 /* params.factors, or the default factorisation of the team size (radix_run.h). NOT_SUPPORTED for
  * an op that does not commute: before the default factorisation is looked up, after a given one

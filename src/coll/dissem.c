@@ -18,8 +18,6 @@ typedef struct barrier_dissem {
     uint64_t step;
 } barrier_dissem_t;
 
-_Static_assert(sizeof(barrier_dissem_t) <= SHMCOLL_TASK_STATE_BYTES, "barrier_dissem_t too large");
-
 static shmcoll_status_t barrier_dissem_init(shmcoll_task_t *task) {
     barrier_dissem_t *s = SHMCOLL_TASK_STATE(task, barrier_dissem_t);
     s->rounds = shmcoll_pattern_dissem_rounds(task->ch->size);

@@ -16,8 +16,6 @@ typedef struct barrier_hier {
     shmcoll_coll_hier_bcast_t down;
 } barrier_hier_t;
 
-_Static_assert(sizeof(barrier_hier_t) <= SHMCOLL_TASK_STATE_BYTES, "barrier_hier_t too large");
-
 static shmcoll_status_t barrier_hier_init(shmcoll_task_t *task) {
     barrier_hier_t *s = SHMCOLL_TASK_STATE(task, barrier_hier_t);
     s->op = (shmcoll_reduce_op_t){.kernel = shmcoll_kernel_reduce(SHMCOLL_DT_UINT8, SHMCOLL_OP_BOR),

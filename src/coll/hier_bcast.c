@@ -120,9 +120,6 @@ shmcoll_status_t shmcoll_coll_hier_bcast_run(shmcoll_task_t *task, shmcoll_coll_
 
 /* ---- The task ------------------------------------------------------------------------------ */
 
-_Static_assert(sizeof(shmcoll_coll_hier_bcast_t) <= SHMCOLL_TASK_STATE_BYTES,
-               "shmcoll_coll_hier_bcast_t too large");
-
 static shmcoll_status_t bcast_hier_init(shmcoll_task_t *task) {
     return shmcoll_coll_hier_bcast_setup(task, SHMCOLL_TASK_STATE(task, shmcoll_coll_hier_bcast_t),
                                          task->args->recvbuf, task->args->count, task->args->root);

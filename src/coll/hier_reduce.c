@@ -347,9 +347,6 @@ shmcoll_status_t shmcoll_coll_hier_reduce_run(shmcoll_task_t *task, hreduce_t *h
 
 /* ---- The task: reduce (root) and allreduce (COLL_ALL) -------------------------------------- */
 
-_Static_assert(sizeof(hreduce_t) <= SHMCOLL_TASK_STATE_BYTES,
-               "shmcoll_coll_hier_reduce_t too large");
-
 static shmcoll_status_t reduce_hier_init(shmcoll_task_t *task) {
     const shmcoll_coll_args_t *a = task->args;
     return shmcoll_coll_hier_reduce_setup(task, SHMCOLL_TASK_STATE(task, hreduce_t), a->sendbuf,

@@ -40,15 +40,20 @@
 #include "coll/coll_internal.h"
 #include "patterns/knomial.h"
 
-/* The tree as one member sees it. Children are not listed: child c (in ascending relative rank,
- * the fold order of the reduction) is computed when needed (tree_child), so the view is a few
- * numbers whatever p and k, and lives in the task's state. */
+/* The tree as one member sees it, and where its walk through the steps of the tree stands (each
+ * algorithm's state starts with it). Children are not listed: child c (in ascending relative
+ * rank, the fold order of the reduction) is computed when needed (tree_child), so the view is a
+ * few numbers whatever p and k, and lives in the task's state. */
 typedef struct tree_view {
     int p, k, root; /* k clamped (clamp_radix) */
     int v;          /* this member's rank relative to the root */
     int parent;     /* -1 at the root */
     int depth;
     int nchildren;
+    int height; /* of the whole tree */
+    size_t i;   /* the step in hand, counted from 0 */
+    int j;      /* the child waited for */
+    uint64_t step;
 } tree_view_t;
 
 /* k >= p gives the same (flat) tree as k = p; clamping keeps the places small. */
@@ -60,13 +65,15 @@ static int clamp_radix(int p, int k) {
  * 1..k-1 (patterns/knomial.h). In ascending relative rank they are place by place from the
  * lowest, digit by digit, and once one lies beyond p so do all that follow: they are a prefix
  * of that sequence, child c at place k^(c / (k-1)) with digit c % (k-1) + 1. */
-static void tree_view_init(tree_view_t *t, int p, int k, int root, int rank) {
+static void tree_view_init(tree_view_t *t, int p, int radix, int root, int rank) {
+    const int k = clamp_radix(p, radix);
     t->p = p;
     t->k = k;
     t->root = root;
     t->v = (rank - root + p) % p;
     t->parent = shmcoll_pattern_knomial_parent(p, k, root, rank);
     t->depth = shmcoll_pattern_knomial_depth(p, k, root, rank);
+    t->height = shmcoll_pattern_knomial_height(p, k);
     t->nchildren = 0;
     for (long long place = 1; place < p && (t->v == 0 || (t->v / place) % k == 0); place *= k)
         for (int d = 1; d < k && t->v + d * place < p; d++) t->nchildren++;
@@ -84,24 +91,18 @@ static int tree_child(const tree_view_t *t, int c) {
 typedef struct bcast_knomial {
     tree_view_t t;
     int use_inline;
-    size_t piece, chunks, height;
-    size_t i; /* the step in hand, counted from 0 */
-    uint64_t step;
+    size_t piece, chunks;
 } bcast_knomial_t;
-
-_Static_assert(sizeof(bcast_knomial_t) <= SHMCOLL_TASK_STATE_BYTES, "bcast_knomial_t too large");
 
 static shmcoll_status_t bcast_knomial_init(shmcoll_task_t *task) {
     bcast_knomial_t *s = SHMCOLL_TASK_STATE(task, bcast_knomial_t);
     const int p = task->ch->size;
     const size_t bytes = task->args->count;
     if (task->params.radix < 2) return SHMCOLL_ERR_INVALID; /* a caller's error, as before */
-    const int k = clamp_radix(p, task->params.radix);
-    tree_view_init(&s->t, p, k, task->args->root, task->ch->rank);
+    tree_view_init(&s->t, p, task->params.radix, task->args->root, task->ch->rank);
     s->use_inline = bytes <= SHMCOLL_INLINE_BYTES;
     s->piece = s->use_inline ? SHMCOLL_INLINE_BYTES : task->ch->chunk;
     s->chunks = coll_div_ceil(bytes, s->piece);
-    s->height = (size_t)shmcoll_pattern_knomial_height(p, k);
     if (p > 1) coll_declare_working_set(task, 2 * bytes, bytes); /* YHCCL Algorithm 3 */
     return SHMCOLL_OK;
 }
@@ -110,43 +111,43 @@ static shmcoll_status_t bcast_knomial_progress(shmcoll_task_t *task) {
     bcast_knomial_t *s = SHMCOLL_TASK_STATE(task, bcast_knomial_t);
     shmcoll_channel_t *ch = task->ch;
     char *buf = task->args->recvbuf;
-    const size_t bytes = task->args->count, depth = (size_t)s->t.depth;
+    tree_view_t *t = &s->t;
+    const size_t bytes = task->args->count, depth = (size_t)t->depth;
     SHMCOLL_RESUME_BEGIN(&task->pc);
-    if (s->t.p == 1) return SHMCOLL_OK;
-    for (s->i = 0; s->i < s->chunks + s->height; s->i++) {
-        s->step = shmcoll_channel_next_step(ch);
-        if (s->i >= depth && s->i - depth < s->chunks) {
-            if (s->t.parent < 0) {
+    if (t->p == 1) return SHMCOLL_OK;
+    for (t->i = 0; t->i < s->chunks + (size_t)t->height; t->i++) {
+        t->step = shmcoll_channel_next_step(ch);
+        if (t->i >= depth && t->i - depth < s->chunks) {
+            if (t->parent < 0) {
                 SHMCOLL_AWAIT(task, &task->pc,
-                              shmcoll_channel_test_claim(ch, s->step, &task->wait));
-                coll_copy(task, (void *)coll_slot(ch, ch->rank, s->step, s->use_inline),
-                          buf + (s->i - depth) * s->piece,
-                          coll_round_bytes(bytes, s->i - depth, s->piece));
-                shmcoll_channel_post(ch, s->step);
+                              shmcoll_channel_test_claim(ch, t->step, &task->wait));
+                coll_copy(task, (void *)coll_slot(ch, ch->rank, t->step, s->use_inline),
+                          buf + (t->i - depth) * s->piece,
+                          coll_round_bytes(bytes, t->i - depth, s->piece));
+                shmcoll_channel_post(ch, t->step);
             } else {
                 SHMCOLL_AWAIT(task, &task->pc,
-                              shmcoll_channel_test_post(ch, s->t.parent, s->step - 1, &task->wait));
-                if (s->t.nchildren) {
+                              shmcoll_channel_test_post(ch, t->parent, t->step - 1, &task->wait));
+                if (t->nchildren) {
                     SHMCOLL_AWAIT(task, &task->pc,
-                                  shmcoll_channel_test_claim(ch, s->step, &task->wait));
-                    void *mine = (void *)coll_slot(ch, ch->rank, s->step, s->use_inline);
-                    const size_t n = coll_round_bytes(bytes, s->i - depth, s->piece);
-                    coll_copy(task, mine, coll_slot(ch, s->t.parent, s->step - 1, s->use_inline),
-                              n);
-                    shmcoll_channel_post(ch, s->step);
+                                  shmcoll_channel_test_claim(ch, t->step, &task->wait));
+                    void *mine = (void *)coll_slot(ch, ch->rank, t->step, s->use_inline);
+                    const size_t n = coll_round_bytes(bytes, t->i - depth, s->piece);
+                    coll_copy(task, mine, coll_slot(ch, t->parent, t->step - 1, s->use_inline), n);
+                    shmcoll_channel_post(ch, t->step);
                     /* Done with the parent's slot: the copy out reads our own. */
-                    shmcoll_channel_ack(ch, s->step - 1);
-                    coll_copy_out(task, buf + (s->i - depth) * s->piece, mine, n);
+                    shmcoll_channel_ack(ch, t->step - 1);
+                    coll_copy_out(task, buf + (t->i - depth) * s->piece, mine, n);
                 } else {
-                    coll_copy_out(task, buf + (s->i - depth) * s->piece,
-                                  coll_slot(ch, s->t.parent, s->step - 1, s->use_inline),
-                                  coll_round_bytes(bytes, s->i - depth, s->piece));
+                    coll_copy_out(task, buf + (t->i - depth) * s->piece,
+                                  coll_slot(ch, t->parent, t->step - 1, s->use_inline),
+                                  coll_round_bytes(bytes, t->i - depth, s->piece));
                 }
             }
         }
-        shmcoll_channel_ack(ch, s->step - 1);
+        shmcoll_channel_ack(ch, t->step - 1);
     }
-    shmcoll_channel_ack(ch, s->step);
+    shmcoll_channel_ack(ch, t->step);
     SHMCOLL_RESUME_END(&task->pc);
 }
 
@@ -157,7 +158,7 @@ const shmcoll_task_ops_t shmcoll_coll_bcast_knomial_ops = {.init = bcast_knomial
 
 typedef struct reduce_knomial {
     tree_view_t t;
-    size_t per, chunks, height;
+    size_t per, chunks;
     size_t first; /* the step of this member's chunk 0 */
     int use_inline;
     int single; /* p = 1: the input is the result */
@@ -165,12 +166,7 @@ typedef struct reduce_knomial {
     int to_slot; /* this member folds into its slot: all but the tree root, which does only on
                     the detour, or in place with a user function that cannot write over its left
                     operand */
-    size_t i;    /* the step in hand, counted from 0 */
-    int j;       /* the child waited for */
-    uint64_t step;
 } reduce_knomial_t;
-
-_Static_assert(sizeof(reduce_knomial_t) <= SHMCOLL_TASK_STATE_BYTES, "reduce_knomial_t too large");
 
 static shmcoll_status_t reduce_knomial_init(shmcoll_task_t *task) {
     reduce_knomial_t *s = SHMCOLL_TASK_STATE(task, reduce_knomial_t);
@@ -185,12 +181,10 @@ static shmcoll_status_t reduce_knomial_init(shmcoll_task_t *task) {
     if (s->per == 0) return SHMCOLL_ERR_NOT_SUPPORTED;
     s->single = p == 1;
     if (s->single) return SHMCOLL_OK;
-    const int k = clamp_radix(p, task->params.radix);
     const int tree_root = op->commutative ? root : 0;
-    tree_view_init(&s->t, p, k, tree_root, task->ch->rank);
+    tree_view_init(&s->t, p, task->params.radix, tree_root, task->ch->rank);
     s->chunks = coll_div_ceil(count, s->per);
-    s->height = (size_t)shmcoll_pattern_knomial_height(p, k);
-    s->first = s->height - (size_t)s->t.depth;
+    s->first = (size_t)(s->t.height - s->t.depth);
     s->root = root;
     s->detour = tree_root != root;
     s->to_slot =
@@ -207,53 +201,55 @@ static shmcoll_status_t reduce_knomial_progress(shmcoll_task_t *task) {
     char *recvbuf = task->args->recvbuf;
     const char *input = coll_input(task);
     const int me = ch->rank;
+    tree_view_t *t = &s->t;
+    const size_t height = (size_t)t->height;
     SHMCOLL_RESUME_BEGIN(&task->pc);
     if (s->single) {
         coll_copy(task, recvbuf, input, shmcoll_reduce_op_span(op, count));
         return SHMCOLL_OK;
     }
-    for (s->i = 0; s->i < s->chunks + s->height + (size_t)s->detour; s->i++) {
-        s->step = shmcoll_channel_next_step(ch);
+    for (t->i = 0; t->i < s->chunks + height + (size_t)s->detour; t->i++) {
+        t->step = shmcoll_channel_next_step(ch);
         /* The detour first: it reads the previous step, which the tree work below ends by
          * posting this one. */
-        if (s->detour && me == s->root && s->i > s->height && s->i - s->height - 1 < s->chunks) {
+        if (s->detour && me == s->root && t->i > height && t->i - height - 1 < s->chunks) {
             SHMCOLL_AWAIT(task, &task->pc,
-                          shmcoll_channel_test_post(ch, s->t.root, s->step - 1, &task->wait));
-            const size_t lo = (s->i - s->height - 1) * s->per;
+                          shmcoll_channel_test_post(ch, t->root, t->step - 1, &task->wait));
+            const size_t lo = (t->i - height - 1) * s->per;
             const size_t n = count - lo < s->per ? count - lo : s->per;
             coll_copy_out(task, recvbuf + lo * op->extent,
-                          coll_slot(ch, s->t.root, s->step - 1, s->use_inline),
+                          coll_slot(ch, t->root, t->step - 1, s->use_inline),
                           shmcoll_reduce_op_span(op, n));
         }
         /* This member's share of chunk i - first: fold its input with its children's partials
          * of the previous step. */
-        if (s->i >= s->first && s->i - s->first < s->chunks) {
-            for (s->j = 0; s->j < s->t.nchildren; s->j++)
-                SHMCOLL_AWAIT(task, &task->pc,
-                              shmcoll_channel_test_post(ch, tree_child(&s->t, s->j), s->step - 1,
-                                                        &task->wait));
+        if (t->i >= s->first && t->i - s->first < s->chunks) {
+            for (t->j = 0; t->j < t->nchildren; t->j++)
+                SHMCOLL_AWAIT(
+                    task, &task->pc,
+                    shmcoll_channel_test_post(ch, tree_child(t, t->j), t->step - 1, &task->wait));
             if (s->to_slot)
                 SHMCOLL_AWAIT(task, &task->pc,
-                              shmcoll_channel_test_claim(ch, s->step, &task->wait));
-            const size_t lo = (s->i - s->first) * s->per;
+                              shmcoll_channel_test_claim(ch, t->step, &task->wait));
+            const size_t lo = (t->i - s->first) * s->per;
             const size_t n = count - lo < s->per ? count - lo : s->per;
             const void **x = task->lane->ptrs; /* nchildren + 1 <= p operands */
             x[0] = input + lo * op->extent;
-            for (int j = 0; j < s->t.nchildren; j++)
-                x[j + 1] = coll_slot(ch, tree_child(&s->t, j), s->step - 1, s->use_inline);
+            for (int j = 0; j < t->nchildren; j++)
+                x[j + 1] = coll_slot(ch, tree_child(t, j), t->step - 1, s->use_inline);
             /* recvbuf only at the tree root: elsewhere it may be NULL */
-            void *result = s->to_slot ? (void *)coll_slot(ch, me, s->step, s->use_inline)
+            void *result = s->to_slot ? (void *)coll_slot(ch, me, t->step, s->use_inline)
                                       : recvbuf + lo * op->extent;
-            shmcoll_coll_fold_ordered(task, op, x, s->t.nchildren + 1, result, n);
-            if (s->to_slot) shmcoll_channel_post(ch, s->step);
-            shmcoll_channel_ack(ch, s->step - 1);
-            if (s->t.parent < 0 && s->to_slot && s->root == me)
+            shmcoll_coll_fold_ordered(task, op, x, t->nchildren + 1, result, n);
+            if (s->to_slot) shmcoll_channel_post(ch, t->step);
+            shmcoll_channel_ack(ch, t->step - 1);
+            if (t->parent < 0 && s->to_slot && s->root == me)
                 coll_copy_out(task, recvbuf + lo * op->extent, result,
                               shmcoll_reduce_op_span(op, n));
         }
-        shmcoll_channel_ack(ch, s->step - 1);
+        shmcoll_channel_ack(ch, t->step - 1);
     }
-    shmcoll_channel_ack(ch, s->step);
+    shmcoll_channel_ack(ch, t->step);
     SHMCOLL_RESUME_END(&task->pc);
 }
 
@@ -262,48 +258,36 @@ const shmcoll_task_ops_t shmcoll_coll_reduce_knomial_ops = {.init = reduce_knomi
 
 /* ---- Barrier -------------------------------------------------------------------------------- */
 
-typedef struct barrier_knomial {
-    tree_view_t t;
-    int height;
-    int i; /* the step in hand, counted from 0 */
-    int j; /* the child waited for */
-    uint64_t step;
-} barrier_knomial_t;
-
-_Static_assert(sizeof(barrier_knomial_t) <= SHMCOLL_TASK_STATE_BYTES,
-               "barrier_knomial_t too large");
-
+/* Its state is the tree view alone. */
 static shmcoll_status_t barrier_knomial_init(shmcoll_task_t *task) {
-    barrier_knomial_t *s = SHMCOLL_TASK_STATE(task, barrier_knomial_t);
-    const int p = task->ch->size;
     if (task->params.radix < 2) return SHMCOLL_ERR_INVALID; /* a caller's error, as before */
-    const int k = clamp_radix(p, task->params.radix);
-    tree_view_init(&s->t, p, k, 0, task->ch->rank);
-    s->height = shmcoll_pattern_knomial_height(p, k);
+    tree_view_init(SHMCOLL_TASK_STATE(task, tree_view_t), task->ch->size, task->params.radix, 0,
+                   task->ch->rank);
     return SHMCOLL_OK;
 }
 
 static shmcoll_status_t barrier_knomial_progress(shmcoll_task_t *task) {
-    barrier_knomial_t *s = SHMCOLL_TASK_STATE(task, barrier_knomial_t);
+    tree_view_t *t = SHMCOLL_TASK_STATE(task, tree_view_t);
     shmcoll_channel_t *ch = task->ch;
+    const size_t arrival = (size_t)(t->height - t->depth), release = (size_t)(t->height + t->depth);
     SHMCOLL_RESUME_BEGIN(&task->pc);
-    if (s->t.p == 1) return SHMCOLL_OK;
-    for (s->i = 0; s->i <= 2 * s->height; s->i++) {
-        s->step = shmcoll_channel_next_step(ch);
-        if (s->i == s->height - s->t.depth) { /* arrival: the whole subtree is here */
-            for (s->j = 0; s->j < s->t.nchildren; s->j++)
-                SHMCOLL_AWAIT(task, &task->pc,
-                              shmcoll_channel_test_post(ch, tree_child(&s->t, s->j), s->step - 1,
-                                                        &task->wait));
-            shmcoll_channel_post(ch, s->step); /* at the root: the release */
+    if (t->p == 1) return SHMCOLL_OK;
+    for (t->i = 0; t->i <= 2 * (size_t)t->height; t->i++) {
+        t->step = shmcoll_channel_next_step(ch);
+        if (t->i == arrival) { /* arrival: the whole subtree is here */
+            for (t->j = 0; t->j < t->nchildren; t->j++)
+                SHMCOLL_AWAIT(
+                    task, &task->pc,
+                    shmcoll_channel_test_post(ch, tree_child(t, t->j), t->step - 1, &task->wait));
+            shmcoll_channel_post(ch, t->step); /* at the root: the release */
         }
-        if (s->t.parent >= 0 && s->i == s->height + s->t.depth) { /* release */
+        if (t->parent >= 0 && t->i == release) { /* release */
             SHMCOLL_AWAIT(task, &task->pc,
-                          shmcoll_channel_test_post(ch, s->t.parent, s->step - 1, &task->wait));
-            if (s->t.nchildren) shmcoll_channel_post(ch, s->step);
+                          shmcoll_channel_test_post(ch, t->parent, t->step - 1, &task->wait));
+            if (t->nchildren) shmcoll_channel_post(ch, t->step);
         }
     }
-    shmcoll_channel_ack(ch, s->step);
+    shmcoll_channel_ack(ch, t->step);
     SHMCOLL_RESUME_END(&task->pc);
 }
 

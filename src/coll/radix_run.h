@@ -43,9 +43,6 @@ typedef struct coll_radix_run {
     int d;    /* recursive exchange: this member's digit in the step's group */
 } coll_radix_run_t;
 
-_Static_assert(sizeof(coll_radix_run_t) <= SHMCOLL_TASK_STATE_BYTES,
-               "the multi-radix state must fit a task");
-
 /* An algorithm's steps (see above); run->j, run->step, run->last and the round's fields are set
  * when they are called. */
 struct coll_radix_steps {
@@ -66,6 +63,18 @@ struct coll_radix_steps {
     int (*allgather_peer)(shmcoll_task_t *task, coll_radix_run_t *run, int i);
     void (*allgather_copy)(shmcoll_task_t *task, coll_radix_run_t *run, int i);
 };
+
+/* The steps of an algorithm from the static step functions of its file, which bear the names of
+ * the fields they fill: every algorithm has them all, so their table is written once, here.
+ * `pattern` is the kind, `down` reduce_scatter_down. */
+#define COLL_RADIX_STEPS(pattern, down)                                                            \
+    {                                                                                              \
+        .kind = (pattern), .reduce_scatter_down = (down), .publish_writes = publish_writes,        \
+        .publish = publish, .reduce_scatter_begin = reduce_scatter_begin,                          \
+        .reduce_scatter_peer = reduce_scatter_peer, .reduce_scatter = reduce_scatter,              \
+        .allgather_begin = allgather_begin, .allgather_peer = allgather_peer,                      \
+        .allgather_copy = allgather_copy                                                           \
+    }
 
 /* The run of `steps` over params.factors, or the default factorisation of the team size for
  * steps->kind, laid out in task->state: INVALID (every member alike, before any step) unless the

@@ -184,18 +184,7 @@ static void allgather_copy(shmcoll_task_t *task, coll_radix_run_t *rx, int i) {
     copy_range(task, target, slot_at(task, rx, q, rx->step - 1, 0), lo, hi, rx->last);
 }
 
-static const coll_radix_steps_t recexch_steps = {
-    .kind = SHMCOLL_COLL_RADIX_RECEXCH,
-    .reduce_scatter_down = 0,
-    .publish_writes = publish_writes,
-    .publish = publish,
-    .reduce_scatter_begin = reduce_scatter_begin,
-    .reduce_scatter_peer = reduce_scatter_peer,
-    .reduce_scatter = reduce_scatter,
-    .allgather_begin = allgather_begin,
-    .allgather_peer = allgather_peer,
-    .allgather_copy = allgather_copy,
-};
+static const coll_radix_steps_t recexch_steps = COLL_RADIX_STEPS(SHMCOLL_COLL_RADIX_RECEXCH, 0);
 
 /* params.factors, or the default factorisation of the team size (radix_run.h). */
 static shmcoll_status_t recexch_init(shmcoll_task_t *task) {

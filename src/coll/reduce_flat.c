@@ -19,8 +19,6 @@ typedef struct reduce_flat {
     uint64_t step;
 } reduce_flat_t;
 
-_Static_assert(sizeof(reduce_flat_t) <= SHMCOLL_TASK_STATE_BYTES, "reduce_flat state too large");
-
 static shmcoll_status_t reduce_flat_init(shmcoll_task_t *task) {
     reduce_flat_t *s = SHMCOLL_TASK_STATE(task, reduce_flat_t);
     const int me = task->ch->rank, root = coll_reduction_root(task);

@@ -34,8 +34,6 @@ typedef struct reduce_ma {
     int j;         /* copy-out: the block */
 } reduce_ma_t;
 
-_Static_assert(sizeof(reduce_ma_t) <= SHMCOLL_TASK_STATE_BYTES, "reduce_ma state too large");
-
 shmcoll_status_t shmcoll_coll_ma_plan(shmcoll_task_t *task, coll_ma_t *ma) {
     const shmcoll_reduce_op_t *op = task->args->op;
     const int me = task->ch->rank, p = task->ch->size;

@@ -42,8 +42,6 @@ typedef struct reduce_ma2 {
     uint64_t chained; /* the chain's last step */
 } reduce_ma2_t;
 
-_Static_assert(sizeof(reduce_ma2_t) <= SHMCOLL_TASK_STATE_BYTES, "reduce_ma2 state too large");
-
 /* Position i's range: elements [*first, *end) of blocks i*m .. i*m+m-1. */
 static void position_range(const coll_blocks_t *blocks, int i, int m, size_t *first, size_t *end) {
     size_t unused, last_first, last_len;

@@ -32,9 +32,6 @@ typedef struct rs_canonical {
     uint64_t step;
 } rs_canonical_t;
 
-_Static_assert(sizeof(rs_canonical_t) <= SHMCOLL_TASK_STATE_BYTES,
-               "reduce_scatter canonical state too large");
-
 static shmcoll_status_t rs_canonical_init(shmcoll_task_t *task) {
     rs_canonical_t *s = SHMCOLL_TASK_STATE(task, rs_canonical_t);
     const shmcoll_reduce_op_t *op = task->args->op;

@@ -23,8 +23,6 @@ typedef struct reduce_split {
     int r;                      /* copy-out: the member whose part is copied */
 } reduce_split_t;
 
-_Static_assert(sizeof(reduce_split_t) <= SHMCOLL_TASK_STATE_BYTES, "reduce_split state too large");
-
 static shmcoll_status_t reduce_split_init(shmcoll_task_t *task) {
     reduce_split_t *s = SHMCOLL_TASK_STATE(task, reduce_split_t);
     const shmcoll_reduce_op_t *op = task->args->op;

@@ -19,8 +19,6 @@ typedef struct scan_flat {
     int r; /* the member awaited */
 } scan_flat_t;
 
-_Static_assert(sizeof(scan_flat_t) <= SHMCOLL_TASK_STATE_BYTES, "scan state too large");
-
 static shmcoll_status_t scan_flat_init(shmcoll_task_t *task) {
     scan_flat_t *s = SHMCOLL_TASK_STATE(task, scan_flat_t);
     const shmcoll_reduce_op_t *op = task->args->op;

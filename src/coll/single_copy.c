@@ -221,8 +221,6 @@ typedef struct bcast_single {
     uint64_t step;
 } bcast_single_t;
 
-_Static_assert(sizeof(bcast_single_t) <= SHMCOLL_TASK_STATE_BYTES, "bcast single-copy state");
-
 static shmcoll_status_t bcast_single_init(shmcoll_task_t *task) {
     return single_usable(task);
 }

@@ -32,21 +32,23 @@ void shmcoll_budget_give(size_t bytes) {
     if (bytes) atomic_fetch_sub(&held, bytes);
 }
 
+/* What each event does: one counter, one up or one down. */
+static const struct {
+    _Atomic uint64_t *counter;
+    int down;
+} notes[] = {
+    [SHMCOLL_BUDGET_MADE] = {&teams, 0},
+    [SHMCOLL_BUDGET_SHRUNK] = {&shrunk, 0},
+    [SHMCOLL_BUDGET_REFUSED] = {&refused, 0},
+    [SHMCOLL_BUDGET_ENDED] = {&teams, 1},
+};
+
 void shmcoll_budget_note(shmcoll_budget_event_t event) {
-    switch (event) {
-    case SHMCOLL_BUDGET_MADE:
-        atomic_fetch_add(&teams, 1);
-        break;
-    case SHMCOLL_BUDGET_SHRUNK:
-        atomic_fetch_add(&shrunk, 1);
-        break;
-    case SHMCOLL_BUDGET_REFUSED:
-        atomic_fetch_add(&refused, 1);
-        break;
-    case SHMCOLL_BUDGET_ENDED:
-        atomic_fetch_sub(&teams, 1);
-        break;
-    }
+    if ((unsigned)event >= sizeof notes / sizeof notes[0]) return;
+    if (notes[event].down)
+        atomic_fetch_sub(notes[event].counter, 1);
+    else
+        atomic_fetch_add(notes[event].counter, 1);
 }
 
 shmcoll_budget_usage_t shmcoll_budget_usage(void) {

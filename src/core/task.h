@@ -35,8 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Bytes of algorithm state a task carries (task->state): the largest algorithm's, checked by a
- * static assertion beside each. */
+/* Bytes of algorithm state a task carries (task->state): the largest algorithm's, checked at
+ * compile time wherever an algorithm takes its state (SHMCOLL_TASK_STATE). */
 #define SHMCOLL_TASK_STATE_BYTES 768
 
 typedef struct shmcoll_task shmcoll_task_t;
@@ -95,8 +95,14 @@ struct shmcoll_task {
     _Alignas(64) unsigned char state[SHMCOLL_TASK_STATE_BYTES];
 };
 
-/* The algorithm's state inside the task. */
-#define SHMCOLL_TASK_STATE(task, type) ((type *)(void *)(task)->state)
+/* The algorithm's state inside the task, a `type` that must fit it: the check is made here, at
+ * compile time, so every algorithm's state is checked by the one line that takes it. */
+#define SHMCOLL_TASK_STATE(task, type)                                                             \
+    ((void)sizeof(struct {                                                                         \
+         _Static_assert(sizeof(type) <= SHMCOLL_TASK_STATE_BYTES, #type " fits a task's state");   \
+         char fits;                                                                                \
+     }),                                                                                           \
+     (type *)(void *)(task)->state)
 
 /* Starts `task` on `team`: task->args, ops, params, algo and name are set by the caller. Runs
  * ops->init on the lane the task's start order gives; NOT_SUPPORTED (nothing started, nothing

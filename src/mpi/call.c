@@ -88,10 +88,31 @@ shmcoll_status_t shmcoll_mpi_call_local(shmcoll_mpi_call_t *call, const char *al
     return SHMCOLL_OK;
 }
 
-void shmcoll_mpi_call_copy(shmcoll_mpi_call_t *call, void *dst, const void *src, size_t bytes) {
-    if (!bytes || dst == src) return;
-    memcpy(dst, src, bytes);
-    call->dav += 2 * bytes;
+shmcoll_status_t shmcoll_mpi_call_describe(shmcoll_mpi_call_t *call, shmcoll_coll_kind_t kind,
+                                           const void *sendbuf, void *recvbuf, size_t count,
+                                           int root) {
+    shmcoll_coll_args_t *args = &call->args;
+    args->kind = kind;
+    args->sendbuf = sendbuf;
+    args->recvbuf = recvbuf;
+    args->count = count;
+    args->root = root;
+    args->sendbytes = call->send.total;
+    args->sendcounts = call->send.bytes;
+    args->sdispls = call->send.offsets;
+    args->recvbytes = call->recv.total;
+    args->recvcounts = call->recv.bytes;
+    args->rdispls = call->recv.offsets;
+    return SHMCOLL_OK;
+}
+
+shmcoll_status_t shmcoll_mpi_call_self(shmcoll_mpi_call_t *call, void *dst, const void *src,
+                                       size_t bytes) {
+    if (bytes && dst != src) {
+        memcpy(dst, src, bytes);
+        call->dav += 2 * bytes;
+    }
+    return shmcoll_mpi_call_local(call, "self");
 }
 
 shmcoll_status_t shmcoll_mpi_call_op(shmcoll_mpi_call_t *call, MPI_Datatype datatype, MPI_Op op) {
@@ -144,7 +165,9 @@ shmcoll_status_t shmcoll_mpi_call_begin(shmcoll_mpi_call_t *call,
                                         MPI_Comm comm, int large, shmcoll_mpi_form_t form) {
     call->form = form;
     shmcoll_status_t status = begin(call, comm, desc->coll, desc->names[form][large]);
-    if (shmcoll_mpi_call_counted(call)) desc->payload(call, margs);
+    if (shmcoll_mpi_call_counted(call) &&
+        (!call->state->inter || shmcoll_mpi_stats_inter_payload(desc->coll)))
+        desc->payload(call, margs);
     return status;
 }
 

@@ -80,6 +80,16 @@ typedef struct shmcoll_mpi_how {
      : (how)->form == SHMCOLL_MPI_NONBLOCKING                                                      \
          ? PMPI_##IName##_c(__VA_ARGS__, (how)->request)                                           \
          : PMPI_##Name##_init_c(__VA_ARGS__, (how)->info, (how)->request))
+/* The same for a call whose counts are `large` (its _c twin) or not: one argument list serves
+ * both, the counts of a call that is not large converting back to the ints it was made with. */
+#if MPI_VERSION >= 4
+#define SHMCOLL_PMPI_CALL(how, large, Name, IName, ...)                                            \
+    ((large) ? SHMCOLL_PMPI_FORMS_C(how, Name, IName, __VA_ARGS__)                                 \
+             : SHMCOLL_PMPI_FORMS(how, Name, IName, __VA_ARGS__))
+#else
+#define SHMCOLL_PMPI_CALL(how, large, Name, IName, ...)                                            \
+    SHMCOLL_PMPI_FORMS(how, Name, IName, __VA_ARGS__)
+#endif
 
 typedef struct shmcoll_mpi_call {
     MPI_Comm comm;
@@ -113,7 +123,8 @@ typedef struct shmcoll_mpi_coll_desc {
     /* The C names of each form (blocking, non-blocking, persistent): plain and large-count. */
     const char *names[SHMCOLL_MPI_FORM_COUNT][2];
     shmcoll_status_t (*prepare)(shmcoll_mpi_call_t *call, const void *margs);
-    /* The statistics' bytes of the call (stats.h); called only when they are counted. */
+    /* The statistics' bytes of the call (stats.h); called only when they are counted (not on
+     * an intercommunicator for the collectives stats.h names). */
     void (*payload)(shmcoll_mpi_call_t *call, const void *margs);
     /* The MPI library's collective in the form `how` asks for (NULL: blocking). */
     int (*fallback)(const void *margs, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how);
@@ -127,6 +138,48 @@ typedef struct shmcoll_mpi_coll_desc {
             "MPI_" #Name "_init", "MPI_" #Name "_init_c"                                           \
         }                                                                                          \
     }
+
+/* ---- The C entry points ------------------------------------------------------------------ */
+
+/* A parenthesised list without its parentheses. */
+#define SHMCOLL_MPI_UNPAREN(...) __VA_ARGS__
+
+/* The blocking, non-blocking and persistent entry points `Blocking`, `Nonblocking` and
+ * `Persistent` of a collective, with the parameters `plist` (in parentheses), the request, and
+ * the info and the request: each returns entry(args..., large, how), `args` in parentheses. The
+ * three forms are written once, so they cannot drift apart. */
+#define SHMCOLL_MPI_FORMS_DEFINE(Blocking, Nonblocking, Persistent, plist, large, entry, args)     \
+    SHMCOLL_API int Blocking(SHMCOLL_MPI_UNPAREN plist) {                                          \
+        return entry(SHMCOLL_MPI_UNPAREN args, large, NULL);                                       \
+    }                                                                                              \
+    SHMCOLL_API int Nonblocking(SHMCOLL_MPI_UNPAREN plist, MPI_Request *request) {                 \
+        return entry(SHMCOLL_MPI_UNPAREN args, large, SHMCOLL_MPI_NONBLOCKING_HOW(request));       \
+    }                                                                                              \
+    SHMCOLL_MPI_PERSISTENT_DEFINE(Persistent, plist, large, entry, args)
+#if SHMCOLL_MPI_HAVE_PERSISTENT
+#define SHMCOLL_MPI_PERSISTENT_DEFINE(Persistent, plist, large, entry, args)                       \
+    SHMCOLL_API int Persistent(SHMCOLL_MPI_UNPAREN plist, MPI_Info info, MPI_Request *request) {   \
+        return entry(SHMCOLL_MPI_UNPAREN args, large, SHMCOLL_MPI_PERSISTENT_HOW(info, request));  \
+    }
+#else
+#define SHMCOLL_MPI_PERSISTENT_DEFINE(Persistent, plist, large, entry, args)
+#endif
+
+/* Every C entry point of the collective MPI_<Name> (MPI_<IName> its non-blocking form): the
+ * three forms with the parameters params(int, int), and with MPI-4 their large-count twins
+ * (MPI_<Name>_c, ...) with params(MPI_Count, MPI_Aint); `params` is a macro of the count type
+ * and the displacement type that gives the parameter list in parentheses. */
+#if MPI_VERSION >= 4
+#define SHMCOLL_MPI_ENTRIES_C(Name, IName, params, entry, args)                                    \
+    SHMCOLL_MPI_FORMS_DEFINE(MPI_##Name##_c, MPI_##IName##_c, MPI_##Name##_init_c,                 \
+                             params(MPI_Count, MPI_Aint), 1, entry, args)
+#else
+#define SHMCOLL_MPI_ENTRIES_C(Name, IName, params, entry, args)
+#endif
+#define SHMCOLL_MPI_ENTRIES(Name, IName, params, entry, args)                                      \
+    SHMCOLL_MPI_FORMS_DEFINE(MPI_##Name, MPI_##IName, SHMCOLL_MPI_INIT(Name), params(int, int), 0, \
+                             entry, args)                                                          \
+    SHMCOLL_MPI_ENTRIES_C(Name, IName, params, entry, args)
 
 /* The whole sequence for a blocking collective with MPI arguments `margs`; returns the MPI code.
  */
@@ -174,8 +227,17 @@ shmcoll_status_t shmcoll_mpi_call_local(shmcoll_mpi_call_t *call, const char *al
  * read as one whose blocks are in its receive buffer. */
 const void *shmcoll_mpi_call_sendbuf(int in_place, const void *sendbuf);
 
-/* A copy made without the group (one process); counted in the DAV like the kernels' copies. */
-void shmcoll_mpi_call_copy(shmcoll_mpi_call_t *call, void *dst, const void *src, size_t bytes);
+/* Describes the call to the group (call->args, core/coll_args.h) as `kind` from `sendbuf` to
+ * `recvbuf`, `count` bytes a block, with the blocks of the two sides as call->send and call->recv
+ * lay them out (each kind reads those it needs). Returns SHMCOLL_OK. */
+shmcoll_status_t shmcoll_mpi_call_describe(shmcoll_mpi_call_t *call, shmcoll_coll_kind_t kind,
+                                           const void *sendbuf, void *recvbuf, size_t count,
+                                           int root);
+
+/* One process: the call is served without the group as "self", its blocks copied from src to dst
+ * (counted in the DAV like the kernels' copies). Returns SHMCOLL_OK. */
+shmcoll_status_t shmcoll_mpi_call_self(shmcoll_mpi_call_t *call, void *dst, const void *src,
+                                       size_t bytes);
 
 /* Translates (datatype, op) into call->rop (call->args.op and net_op point at it); NOT_SUPPORTED
  * with the reason when shmcoll cannot reduce them. */

@@ -5,33 +5,18 @@
  * the number of bytes per block come from it; each rank maps its own send and receive layouts to
  * those bytes (blocks.h). MPI_IN_PLACE (at all ranks): a rank's block is already in its place in
  * recvbuf, and the send arguments are ignored. */
-#include "mpi/request.h"
-#include "mpi/check.h"
+#include "mpi/move.h"
 
 #include "shmcoll.h"
 
-typedef struct allgather_args {
-    const void *sendbuf;
-    MPI_Count sendcount;
-    MPI_Datatype sendtype;
-    void *recvbuf;
-    MPI_Count recvcount;    /* allgather */
-    const void *recvcounts; /* allgatherv (NULL for allgather) */
-    const void *displs;
-    MPI_Datatype recvtype;
-    int varying, wide;
-} allgather_args_t;
-
 static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
-    const allgather_args_t *a = margs;
+    const shmcoll_mpi_move_args_t *a = margs;
     const int p = call->state->size, me = call->state->rank;
-    const int in_place = a->sendbuf == MPI_IN_PLACE;
+    const int in_place = a->send.buf == MPI_IN_PLACE;
     shmcoll_mpi_blocks_t *send = &call->send, *recv = &call->recv;
-    if ((a->varying && !a->recvcounts) ||
-        shmcoll_mpi_blocks_init(recv, a->recvbuf, a->recvcount, a->recvcounts, a->displs, a->wide,
-                                a->recvtype, p, call->sizes, call->sizes + p) != SHMCOLL_OK ||
-        (!in_place && (shmcoll_mpi_blocks_init(send, a->sendbuf, a->sendcount, NULL, NULL, 0,
-                                               a->sendtype, 1, NULL, NULL) != SHMCOLL_OK ||
+    if ((a->varying && !a->recv.counts) ||
+        shmcoll_mpi_move_blocks(a, &a->recv, p, recv, call->sizes, call->sizes + p) != SHMCOLL_OK ||
+        (!in_place && (shmcoll_mpi_move_blocks(a, &a->send, 1, send, NULL, NULL) != SHMCOLL_OK ||
                        send->total != shmcoll_mpi_blocks_bytes(recv, me))))
         return shmcoll_mpi_call_reject(call, "invalid arguments");
     if (recv->total == 0) return shmcoll_mpi_call_local(call, "empty");
@@ -46,176 +31,50 @@ static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
     }
     call->unpack = 1;
     call->unpack_skip = in_place ? me : -1;
-    if (!call->group) {
-        shmcoll_mpi_call_copy(call, shmcoll_mpi_blocks_at(recv, 0), send->base, send->total);
-        return shmcoll_mpi_call_local(call, "self");
-    }
-    call->args.kind = a->varying ? SHMCOLL_KIND_ALLGATHERV : SHMCOLL_KIND_ALLGATHER;
-    call->args.sendbuf = shmcoll_mpi_call_sendbuf(in_place, send->base);
-    call->args.recvbuf = recv->base;
-    call->args.count = recv->block;
-    call->args.recvcounts = recv->bytes;
-    call->args.rdispls = recv->offsets;
-    return SHMCOLL_OK;
+    if (!call->group)
+        return shmcoll_mpi_call_self(call, shmcoll_mpi_blocks_at(recv, 0), send->base, send->total);
+    return shmcoll_mpi_call_describe(
+        call, a->varying ? SHMCOLL_KIND_ALLGATHERV : SHMCOLL_KIND_ALLGATHER,
+        shmcoll_mpi_call_sendbuf(in_place, send->base), recv->base, recv->block, 0);
 }
 
 /* Payload for the statistics (stats.h): the blocks of all ranks, which every rank knows. */
 static void payload(shmcoll_mpi_call_t *call, const void *margs) {
-    const allgather_args_t *a = margs;
-    if (call->state->inter) return; /* not counted there (stats.h) */
-    const int p = call->state->size;
-    call->bytes = a->varying ? shmcoll_mpi_call_bytes_sum(a->recvtype, a->recvcounts, a->wide, p)
-                             : shmcoll_mpi_call_bytes(a->recvtype, a->recvcount * p);
+    const shmcoll_mpi_move_args_t *a = margs;
+    call->bytes = shmcoll_mpi_move_bytes(a, &a->recv, call->state->size);
 }
 
-static int fallback(const void *margs, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
-    const allgather_args_t *a = margs;
-#if MPI_VERSION >= 4
-    if (large && a->varying)
-        return SHMCOLL_PMPI_FORMS_C(how, Allgatherv, Iallgatherv, a->sendbuf, a->sendcount,
-                                    a->sendtype, a->recvbuf, a->recvcounts, a->displs, a->recvtype,
-                                    comm);
-    if (large)
-        return SHMCOLL_PMPI_FORMS_C(how, Allgather, Iallgather, a->sendbuf, a->sendcount,
-                                    a->sendtype, a->recvbuf, a->recvcount, a->recvtype, comm);
-#endif
-    if (a->varying)
-        return SHMCOLL_PMPI_FORMS(how, Allgatherv, Iallgatherv, a->sendbuf, (int)a->sendcount,
-                                  a->sendtype, a->recvbuf, a->recvcounts, a->displs, a->recvtype,
-                                  comm);
-    return SHMCOLL_PMPI_FORMS(how, Allgather, Iallgather, a->sendbuf, (int)a->sendcount,
-                              a->sendtype, a->recvbuf, (int)a->recvcount, a->recvtype, comm);
-}
+static const shmcoll_mpi_coll_desc_t descs[2] =
+    SHMCOLL_MPI_MOVE_DESCS(prepare, payload, SHMCOLL_MPI_ALLGATHER, Allgather, Iallgather,
+                           SHMCOLL_MPI_ALLGATHERV, Allgatherv, Iallgatherv);
 
-static const shmcoll_mpi_coll_desc_t descs[2] = {
-    {SHMCOLL_MPI_ALLGATHER, SHMCOLL_MPI_NAMES(Allgather, Iallgather), prepare, payload, fallback,
-     sizeof(allgather_args_t)},
-    {SHMCOLL_MPI_ALLGATHERV, SHMCOLL_MPI_NAMES(Allgatherv, Iallgatherv), prepare, payload, fallback,
-     sizeof(allgather_args_t)},
-};
+SHMCOLL_MPI_MOVE_ENTRIES(Allgather, Iallgather, SHMCOLL_MPI_MOVE_PARAMS, descs, 0)
 
-static int allgather_any(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, MPI_Count recvcount, const void *recvcounts,
-                         const void *displs, MPI_Datatype recvtype, int varying, MPI_Comm comm,
-                         int large, const shmcoll_mpi_how_t *how) {
-    const allgather_args_t a = {sendbuf,    sendcount, sendtype, recvbuf, recvcount,
-                                recvcounts, displs,    recvtype, varying, large};
-    return shmcoll_mpi_coll_call(&descs[varying], &a, comm, large, how);
-}
-
-SHMCOLL_API int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                              void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, 0,
-                         comm, 0, NULL);
-}
-
-SHMCOLL_API int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                               void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
-                               MPI_Request *request) {
-    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, 0,
-                         comm, 0, SHMCOLL_MPI_NONBLOCKING_HOW(request));
-}
-
-#if SHMCOLL_MPI_HAVE_PERSISTENT
-SHMCOLL_API int SHMCOLL_MPI_INIT(Allgather)(const void *sendbuf, int sendcount,
-                                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                                            MPI_Request *request) {
-    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, 0,
-                         comm, 0, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
-}
-#endif
-
-SHMCOLL_API int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                               void *recvbuf, const int recvcounts[], const int displs[],
-                               MPI_Datatype recvtype, MPI_Comm comm) {
-    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, 1,
-                         comm, 0, NULL);
-}
-
-SHMCOLL_API int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                void *recvbuf, const int recvcounts[], const int displs[],
-                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, 1,
-                         comm, 0, SHMCOLL_MPI_NONBLOCKING_HOW(request));
-}
-
-#if SHMCOLL_MPI_HAVE_PERSISTENT
-SHMCOLL_API int SHMCOLL_MPI_INIT(Allgatherv)(const void *sendbuf, int sendcount,
-                                             MPI_Datatype sendtype, void *recvbuf,
-                                             const int recvcounts[], const int displs[],
-                                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                                             MPI_Request *request) {
-    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, 1,
-                         comm, 0, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
-}
-#endif
-
-#if MPI_VERSION >= 4
-SHMCOLL_API int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                                void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                                MPI_Comm comm) {
-    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, 0,
-                         comm, 1, NULL);
-}
-
-SHMCOLL_API int MPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                                 void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
-                                 MPI_Comm comm, MPI_Request *request) {
-    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, 0,
-                         comm, 1, SHMCOLL_MPI_NONBLOCKING_HOW(request));
-}
-
-SHMCOLL_API int MPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount,
-                                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                                     MPI_Request *request) {
-    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, 0,
-                         comm, 1, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
-}
-
-SHMCOLL_API int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                                 void *recvbuf, const MPI_Count recvcounts[],
-                                 const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, 1,
-                         comm, 1, NULL);
-}
-
-SHMCOLL_API int MPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                                  void *recvbuf, const MPI_Count recvcounts[],
-                                  const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                                  MPI_Request *request) {
-    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, 1,
-                         comm, 1, SHMCOLL_MPI_NONBLOCKING_HOW(request));
-}
-
-SHMCOLL_API int MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount,
-                                      MPI_Datatype sendtype, void *recvbuf,
-                                      const MPI_Count recvcounts[], const MPI_Aint displs[],
-                                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
-                                      MPI_Request *request) {
-    return allgather_any(sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, 1,
-                         comm, 1, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
-}
-#endif
+/* Allgatherv's parameters, with the count and displacement types of its form (call.h). */
+#define ALLGATHERV_PARAMS(Count, Displ)                                                            \
+    (const void *sendbuf, Count sendcount, MPI_Datatype sendtype, void *recvbuf,                   \
+     const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype, MPI_Comm comm)
+SHMCOLL_MPI_ENTRIES(Allgatherv, Iallgatherv, ALLGATHERV_PARAMS, shmcoll_mpi_move_call,
+                    (descs, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, 0, recvcounts,
+                     displs, recvtype, 0, 1, comm))
 
 /* MPI_IN_PLACE on all ranks or none; allgather: one block size for every send and receive;
  * allgatherv: the same recvcounts (in bytes) everywhere, each matching its sender (check.h). */
 void shmcoll_mpi_check_allgather(const void *margs, int rank, int size,
                                  shmcoll_mpi_check_t *check) {
-    const allgather_args_t *a = margs;
-    const int in_place = a->sendbuf == MPI_IN_PLACE;
+    const shmcoll_mpi_move_args_t *a = margs;
+    const int in_place = a->send.buf == MPI_IN_PLACE;
     check->field[SHMCOLL_MPI_CHECK_IN_PLACE] = in_place;
-    if (!in_place) check->send = shmcoll_mpi_check_bytes(a->sendtype, a->sendcount);
+    if (!in_place) check->send = shmcoll_mpi_check_bytes(a->send.datatype, a->send.count);
     if (!a->varying) {
         check->uniform = 1;
-        check->recv = shmcoll_mpi_check_bytes(a->recvtype, a->recvcount);
+        check->recv = shmcoll_mpi_check_bytes(a->recv.datatype, a->recv.count);
         return;
     }
-    const int64_t unit = shmcoll_mpi_check_bytes(a->recvtype, 1);
+    const int64_t unit = shmcoll_mpi_check_bytes(a->recv.datatype, 1);
     check->field[SHMCOLL_MPI_CHECK_COUNTS] =
-        shmcoll_mpi_check_counts_hash(a->recvcounts, a->wide, size, unit);
-    check->counts = a->recvcounts;
+        shmcoll_mpi_check_counts_hash(a->recv.counts, a->wide, size, unit);
+    check->counts = a->recv.counts;
     check->wide = a->wide;
     check->unit = unit;
 }

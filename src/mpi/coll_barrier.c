@@ -18,21 +18,9 @@ static int fallback(const void *margs, MPI_Comm comm, int large, const shmcoll_m
 static const shmcoll_mpi_coll_desc_t barrier_desc = {
     SHMCOLL_MPI_BARRIER, SHMCOLL_MPI_NAMES(Barrier, Ibarrier), prepare, payload, fallback, 0};
 
-SHMCOLL_API int MPI_Barrier(MPI_Comm comm) {
-    return shmcoll_mpi_coll_call(&barrier_desc, NULL, comm, 0, NULL);
-}
-
-SHMCOLL_API int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
-    return shmcoll_mpi_coll_call(&barrier_desc, NULL, comm, 0,
-                                 SHMCOLL_MPI_NONBLOCKING_HOW(request));
-}
-
-#if SHMCOLL_MPI_HAVE_PERSISTENT
-SHMCOLL_API int SHMCOLL_MPI_INIT(Barrier)(MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-    return shmcoll_mpi_coll_call(&barrier_desc, NULL, comm, 0,
-                                 SHMCOLL_MPI_PERSISTENT_HOW(info, request));
-}
-#endif
+/* Its three forms; MPI has no large-count barrier. */
+SHMCOLL_MPI_FORMS_DEFINE(MPI_Barrier, MPI_Ibarrier, SHMCOLL_MPI_INIT(Barrier), (MPI_Comm comm), 0,
+                         shmcoll_mpi_coll_call, (&barrier_desc, NULL, comm))
 
 /* Nothing but the collective itself to agree on (check.h). */
 void shmcoll_mpi_check_barrier(const void *margs, int rank, int size, shmcoll_mpi_check_t *check) {}

@@ -32,11 +32,8 @@ static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
     SHMCOLL_CHECK(shmcoll_mpi_blocks_map(&call->recv));
     if (is_root) SHMCOLL_CHECK(shmcoll_mpi_blocks_pack(&call->recv, -1, call->comm));
     call->unpack = !is_root;
-    call->args.kind = SHMCOLL_KIND_BCAST;
-    call->args.recvbuf = call->recv.base;
-    call->args.count = bytes;
-    call->args.root = a->root;
-    return SHMCOLL_OK;
+    return shmcoll_mpi_call_describe(call, SHMCOLL_KIND_BCAST, NULL, call->recv.base, bytes,
+                                     a->root);
 }
 
 static void payload(shmcoll_mpi_call_t *call, const void *margs) {
@@ -46,13 +43,8 @@ static void payload(shmcoll_mpi_call_t *call, const void *margs) {
 
 static int fallback(const void *margs, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
     const bcast_args_t *a = margs;
-#if MPI_VERSION >= 4
-    if (large)
-        return SHMCOLL_PMPI_FORMS_C(how, Bcast, Ibcast, a->buf, a->count, a->datatype, a->root,
-                                    comm);
-#endif
-    return SHMCOLL_PMPI_FORMS(how, Bcast, Ibcast, a->buf, (int)a->count, a->datatype, a->root,
-                              comm);
+    return SHMCOLL_PMPI_CALL(how, large, Bcast, Ibcast, a->buf, a->count, a->datatype, a->root,
+                             comm);
 }
 
 static const shmcoll_mpi_coll_desc_t bcast_desc = {
@@ -65,38 +57,11 @@ static int bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
     return shmcoll_mpi_coll_call(&bcast_desc, &a, comm, large, how);
 }
 
-SHMCOLL_API int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-    return bcast(buffer, count, datatype, root, comm, 0, NULL);
-}
+/* The parameters of the entry points, with their count type. */
+#define BCAST_PARAMS(Count, Displ)                                                                 \
+    (void *buffer, Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 
-SHMCOLL_API int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                           MPI_Request *request) {
-    return bcast(buffer, count, datatype, root, comm, 0, SHMCOLL_MPI_NONBLOCKING_HOW(request));
-}
-
-#if SHMCOLL_MPI_HAVE_PERSISTENT
-SHMCOLL_API int SHMCOLL_MPI_INIT(Bcast)(void *buffer, int count, MPI_Datatype datatype, int root,
-                                        MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-    return bcast(buffer, count, datatype, root, comm, 0, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
-}
-#endif
-
-#if MPI_VERSION >= 4
-SHMCOLL_API int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
-                            MPI_Comm comm) {
-    return bcast(buffer, count, datatype, root, comm, 1, NULL);
-}
-
-SHMCOLL_API int MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
-                             MPI_Comm comm, MPI_Request *request) {
-    return bcast(buffer, count, datatype, root, comm, 1, SHMCOLL_MPI_NONBLOCKING_HOW(request));
-}
-
-SHMCOLL_API int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
-                                 MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-    return bcast(buffer, count, datatype, root, comm, 1, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
-}
-#endif
+SHMCOLL_MPI_ENTRIES(Bcast, Ibcast, BCAST_PARAMS, bcast, (buffer, count, datatype, root, comm))
 
 /* The root, and the signature's length: layouts may differ, the bytes may not (check.h). */
 void shmcoll_mpi_check_bcast(const void *margs, int rank, int size, shmcoll_mpi_check_t *check) {

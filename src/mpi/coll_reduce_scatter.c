@@ -60,7 +60,6 @@ static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
 /* Payload for the statistics (stats.h): the whole vector reduced. */
 static void payload(shmcoll_mpi_call_t *call, const void *margs) {
     const reduce_scatter_args_t *a = margs;
-    if (call->state->inter) return; /* not counted there (stats.h) */
     const int p = call->state->size;
     call->bytes = a->varying ? shmcoll_mpi_call_bytes_sum(a->datatype, a->recvcounts, a->wide, p)
                              : shmcoll_mpi_call_bytes(a->datatype, a->count * p);
@@ -68,19 +67,11 @@ static void payload(shmcoll_mpi_call_t *call, const void *margs) {
 
 static int fallback(const void *margs, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
     const reduce_scatter_args_t *a = margs;
-#if MPI_VERSION >= 4
-    if (large && a->varying)
-        return SHMCOLL_PMPI_FORMS_C(how, Reduce_scatter, Ireduce_scatter, a->sendbuf, a->recvbuf,
-                                    a->recvcounts, a->datatype, a->op, comm);
-    if (large)
-        return SHMCOLL_PMPI_FORMS_C(how, Reduce_scatter_block, Ireduce_scatter_block, a->sendbuf,
-                                    a->recvbuf, a->count, a->datatype, a->op, comm);
-#endif
     if (a->varying)
-        return SHMCOLL_PMPI_FORMS(how, Reduce_scatter, Ireduce_scatter, a->sendbuf, a->recvbuf,
-                                  a->recvcounts, a->datatype, a->op, comm);
-    return SHMCOLL_PMPI_FORMS(how, Reduce_scatter_block, Ireduce_scatter_block, a->sendbuf,
-                              a->recvbuf, (int)a->count, a->datatype, a->op, comm);
+        return SHMCOLL_PMPI_CALL(how, large, Reduce_scatter, Ireduce_scatter, a->sendbuf,
+                                 a->recvbuf, a->recvcounts, a->datatype, a->op, comm);
+    return SHMCOLL_PMPI_CALL(how, large, Reduce_scatter_block, Ireduce_scatter_block, a->sendbuf,
+                             a->recvbuf, a->count, a->datatype, a->op, comm);
 }
 
 static const shmcoll_mpi_coll_desc_t block_desc = {
@@ -106,92 +97,18 @@ static int reduce_scatter_any(const void *sendbuf, void *recvbuf, int varying,
     return shmcoll_mpi_coll_call(varying ? &varying_desc : &block_desc, &a, comm, large, how);
 }
 
-SHMCOLL_API int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    return reduce_scatter_any(sendbuf, recvbuf, 0, NULL, recvcount, datatype, op, comm, 0, NULL);
-}
+/* The parameters of the entry points, with their count and displacement types. */
+#define REDUCE_SCATTER_BLOCK_PARAMS(Count, Displ)                                                  \
+    (const void *sendbuf, void *recvbuf, Count recvcount, MPI_Datatype datatype, MPI_Op op,        \
+     MPI_Comm comm)
+#define REDUCE_SCATTER_PARAMS(Count, Displ)                                                        \
+    (const void *sendbuf, void *recvbuf, const Count recvcounts[], MPI_Datatype datatype,          \
+     MPI_Op op, MPI_Comm comm)
 
-SHMCOLL_API int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                          MPI_Request *request) {
-    return reduce_scatter_any(sendbuf, recvbuf, 0, NULL, recvcount, datatype, op, comm, 0,
-                              SHMCOLL_MPI_NONBLOCKING_HOW(request));
-}
-
-#if SHMCOLL_MPI_HAVE_PERSISTENT
-SHMCOLL_API int SHMCOLL_MPI_INIT(Reduce_scatter_block)(const void *sendbuf, void *recvbuf,
-                                                       int recvcount, MPI_Datatype datatype,
-                                                       MPI_Op op, MPI_Comm comm, MPI_Info info,
-                                                       MPI_Request *request) {
-    return reduce_scatter_any(sendbuf, recvbuf, 0, NULL, recvcount, datatype, op, comm, 0,
-                              SHMCOLL_MPI_PERSISTENT_HOW(info, request));
-}
-#endif
-
-SHMCOLL_API int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    return reduce_scatter_any(sendbuf, recvbuf, 1, recvcounts, 0, datatype, op, comm, 0, NULL);
-}
-
-SHMCOLL_API int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                    MPI_Request *request) {
-    return reduce_scatter_any(sendbuf, recvbuf, 1, recvcounts, 0, datatype, op, comm, 0,
-                              SHMCOLL_MPI_NONBLOCKING_HOW(request));
-}
-
-#if SHMCOLL_MPI_HAVE_PERSISTENT
-SHMCOLL_API int SHMCOLL_MPI_INIT(Reduce_scatter)(const void *sendbuf, void *recvbuf,
-                                                 const int recvcounts[], MPI_Datatype datatype,
-                                                 MPI_Op op, MPI_Comm comm, MPI_Info info,
-                                                 MPI_Request *request) {
-    return reduce_scatter_any(sendbuf, recvbuf, 1, recvcounts, 0, datatype, op, comm, 0,
-                              SHMCOLL_MPI_PERSISTENT_HOW(info, request));
-}
-#endif
-
-#if MPI_VERSION >= 4
-SHMCOLL_API int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    return reduce_scatter_any(sendbuf, recvbuf, 0, NULL, recvcount, datatype, op, comm, 1, NULL);
-}
-
-SHMCOLL_API int MPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                            MPI_Request *request) {
-    return reduce_scatter_any(sendbuf, recvbuf, 0, NULL, recvcount, datatype, op, comm, 1,
-                              SHMCOLL_MPI_NONBLOCKING_HOW(request));
-}
-
-SHMCOLL_API int MPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf,
-                                                MPI_Count recvcount, MPI_Datatype datatype,
-                                                MPI_Op op, MPI_Comm comm, MPI_Info info,
-                                                MPI_Request *request) {
-    return reduce_scatter_any(sendbuf, recvbuf, 0, NULL, recvcount, datatype, op, comm, 1,
-                              SHMCOLL_MPI_PERSISTENT_HOW(info, request));
-}
-
-SHMCOLL_API int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
-                                     const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op,
-                                     MPI_Comm comm) {
-    return reduce_scatter_any(sendbuf, recvbuf, 1, recvcounts, 0, datatype, op, comm, 1, NULL);
-}
-
-SHMCOLL_API int MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf,
-                                      const MPI_Count recvcounts[], MPI_Datatype datatype,
-                                      MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-    return reduce_scatter_any(sendbuf, recvbuf, 1, recvcounts, 0, datatype, op, comm, 1,
-                              SHMCOLL_MPI_NONBLOCKING_HOW(request));
-}
-
-SHMCOLL_API int MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf,
-                                          const MPI_Count recvcounts[], MPI_Datatype datatype,
-                                          MPI_Op op, MPI_Comm comm, MPI_Info info,
-                                          MPI_Request *request) {
-    return reduce_scatter_any(sendbuf, recvbuf, 1, recvcounts, 0, datatype, op, comm, 1,
-                              SHMCOLL_MPI_PERSISTENT_HOW(info, request));
-}
-#endif
+SHMCOLL_MPI_ENTRIES(Reduce_scatter_block, Ireduce_scatter_block, REDUCE_SCATTER_BLOCK_PARAMS,
+                    reduce_scatter_any, (sendbuf, recvbuf, 0, NULL, recvcount, datatype, op, comm))
+SHMCOLL_MPI_ENTRIES(Reduce_scatter, Ireduce_scatter, REDUCE_SCATTER_PARAMS, reduce_scatter_any,
+                    (sendbuf, recvbuf, 1, recvcounts, 0, datatype, op, comm))
 
 /* Datatype, op, the block count or the whole recvcounts array, and MPI_IN_PLACE, all alike on
  * every rank (check.h). */

@@ -49,45 +49,28 @@ static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
     return SHMCOLL_OK;
 }
 
-/* Not counted for scan and exscan on an intercommunicator (stats.h). */
 static void payload(shmcoll_mpi_call_t *call, const void *margs) {
     const reduction_args_t *a = margs;
-    const int scans = a->kind == SHMCOLL_KIND_SCAN || a->kind == SHMCOLL_KIND_EXSCAN;
-    if (!(scans && call->state->inter)) call->bytes = shmcoll_mpi_call_bytes(a->datatype, a->count);
+    call->bytes = shmcoll_mpi_call_bytes(a->datatype, a->count);
 }
 
 static int fallback(const void *margs, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
     const reduction_args_t *a = margs;
     const void *in = a->sendbuf;
     void *out = a->recvbuf;
-#if MPI_VERSION >= 4
-    if (large) switch (a->kind) {
-        case SHMCOLL_KIND_REDUCE:
-            return SHMCOLL_PMPI_FORMS_C(how, Reduce, Ireduce, in, out, a->count, a->datatype, a->op,
-                                        a->root, comm);
-        case SHMCOLL_KIND_ALLREDUCE:
-            return SHMCOLL_PMPI_FORMS_C(how, Allreduce, Iallreduce, in, out, a->count, a->datatype,
-                                        a->op, comm);
-        case SHMCOLL_KIND_SCAN:
-            return SHMCOLL_PMPI_FORMS_C(how, Scan, Iscan, in, out, a->count, a->datatype, a->op,
-                                        comm);
-        default:
-            return SHMCOLL_PMPI_FORMS_C(how, Exscan, Iexscan, in, out, a->count, a->datatype, a->op,
-                                        comm);
-        }
-#endif
-    const int count = (int)a->count;
     switch (a->kind) {
     case SHMCOLL_KIND_REDUCE:
-        return SHMCOLL_PMPI_FORMS(how, Reduce, Ireduce, in, out, count, a->datatype, a->op, a->root,
-                                  comm);
+        return SHMCOLL_PMPI_CALL(how, large, Reduce, Ireduce, in, out, a->count, a->datatype, a->op,
+                                 a->root, comm);
     case SHMCOLL_KIND_ALLREDUCE:
-        return SHMCOLL_PMPI_FORMS(how, Allreduce, Iallreduce, in, out, count, a->datatype, a->op,
-                                  comm);
+        return SHMCOLL_PMPI_CALL(how, large, Allreduce, Iallreduce, in, out, a->count, a->datatype,
+                                 a->op, comm);
     case SHMCOLL_KIND_SCAN:
-        return SHMCOLL_PMPI_FORMS(how, Scan, Iscan, in, out, count, a->datatype, a->op, comm);
+        return SHMCOLL_PMPI_CALL(how, large, Scan, Iscan, in, out, a->count, a->datatype, a->op,
+                                 comm);
     default:
-        return SHMCOLL_PMPI_FORMS(how, Exscan, Iexscan, in, out, count, a->datatype, a->op, comm);
+        return SHMCOLL_PMPI_CALL(how, large, Exscan, Iexscan, in, out, a->count, a->datatype, a->op,
+                                 comm);
     }
 }
 
@@ -106,170 +89,25 @@ static int reduction(const shmcoll_mpi_coll_desc_t *desc, shmcoll_coll_kind_t ki
     return shmcoll_mpi_coll_call(desc, &a, comm, large, how);
 }
 
-SHMCOLL_API int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                           MPI_Op op, int root, MPI_Comm comm) {
-    return reduction(&reduce_desc, SHMCOLL_KIND_REDUCE, sendbuf, recvbuf, count, datatype, op, root,
-                     comm, 0, NULL);
-}
+/* The parameters of the entry points, with their count type. */
+#define REDUCE_PARAMS(Count, Displ)                                                                \
+    (const void *sendbuf, void *recvbuf, Count count, MPI_Datatype datatype, MPI_Op op, int root,  \
+     MPI_Comm comm)
+#define REDUCTION_PARAMS(Count, Displ)                                                             \
+    (const void *sendbuf, void *recvbuf, Count count, MPI_Datatype datatype, MPI_Op op,            \
+     MPI_Comm comm)
 
-SHMCOLL_API int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                            MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) {
-    return reduction(&reduce_desc, SHMCOLL_KIND_REDUCE, sendbuf, recvbuf, count, datatype, op, root,
-                     comm, 0, SHMCOLL_MPI_NONBLOCKING_HOW(request));
-}
-
-#if SHMCOLL_MPI_HAVE_PERSISTENT
-SHMCOLL_API int SHMCOLL_MPI_INIT(Reduce)(const void *sendbuf, void *recvbuf, int count,
-                                         MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
-                                         MPI_Info info, MPI_Request *request) {
-    return reduction(&reduce_desc, SHMCOLL_KIND_REDUCE, sendbuf, recvbuf, count, datatype, op, root,
-                     comm, 0, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
-}
-#endif
-
-SHMCOLL_API int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                              MPI_Op op, MPI_Comm comm) {
-    return reduction(&allreduce_desc, SHMCOLL_KIND_ALLREDUCE, sendbuf, recvbuf, count, datatype, op,
-                     0, comm, 0, NULL);
-}
-
-SHMCOLL_API int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                               MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-    return reduction(&allreduce_desc, SHMCOLL_KIND_ALLREDUCE, sendbuf, recvbuf, count, datatype, op,
-                     0, comm, 0, SHMCOLL_MPI_NONBLOCKING_HOW(request));
-}
-
-#if SHMCOLL_MPI_HAVE_PERSISTENT
-SHMCOLL_API int SHMCOLL_MPI_INIT(Allreduce)(const void *sendbuf, void *recvbuf, int count,
-                                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                            MPI_Info info, MPI_Request *request) {
-    return reduction(&allreduce_desc, SHMCOLL_KIND_ALLREDUCE, sendbuf, recvbuf, count, datatype, op,
-                     0, comm, 0, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
-}
-#endif
-
-SHMCOLL_API int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                         MPI_Op op, MPI_Comm comm) {
-    return reduction(&scan_desc, SHMCOLL_KIND_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm,
-                     0, NULL);
-}
-
-SHMCOLL_API int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                          MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-    return reduction(&scan_desc, SHMCOLL_KIND_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm,
-                     0, SHMCOLL_MPI_NONBLOCKING_HOW(request));
-}
-
-#if SHMCOLL_MPI_HAVE_PERSISTENT
-SHMCOLL_API int SHMCOLL_MPI_INIT(Scan)(const void *sendbuf, void *recvbuf, int count,
-                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                       MPI_Info info, MPI_Request *request) {
-    return reduction(&scan_desc, SHMCOLL_KIND_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm,
-                     0, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
-}
-#endif
-
-SHMCOLL_API int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                           MPI_Op op, MPI_Comm comm) {
-    return reduction(&exscan_desc, SHMCOLL_KIND_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0,
-                     comm, 0, NULL);
-}
-
-SHMCOLL_API int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                            MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-    return reduction(&exscan_desc, SHMCOLL_KIND_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0,
-                     comm, 0, SHMCOLL_MPI_NONBLOCKING_HOW(request));
-}
-
-#if SHMCOLL_MPI_HAVE_PERSISTENT
-SHMCOLL_API int SHMCOLL_MPI_INIT(Exscan)(const void *sendbuf, void *recvbuf, int count,
-                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                         MPI_Info info, MPI_Request *request) {
-    return reduction(&exscan_desc, SHMCOLL_KIND_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0,
-                     comm, 0, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
-}
-#endif
-
-#if MPI_VERSION >= 4
-SHMCOLL_API int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                             MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
-    return reduction(&reduce_desc, SHMCOLL_KIND_REDUCE, sendbuf, recvbuf, count, datatype, op, root,
-                     comm, 1, NULL);
-}
-
-SHMCOLL_API int MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                              MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
-                              MPI_Request *request) {
-    return reduction(&reduce_desc, SHMCOLL_KIND_REDUCE, sendbuf, recvbuf, count, datatype, op, root,
-                     comm, 1, SHMCOLL_MPI_NONBLOCKING_HOW(request));
-}
-
-SHMCOLL_API int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
-                                  MPI_Info info, MPI_Request *request) {
-    return reduction(&reduce_desc, SHMCOLL_KIND_REDUCE, sendbuf, recvbuf, count, datatype, op, root,
-                     comm, 1, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
-}
-
-SHMCOLL_API int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    return reduction(&allreduce_desc, SHMCOLL_KIND_ALLREDUCE, sendbuf, recvbuf, count, datatype, op,
-                     0, comm, 1, NULL);
-}
-
-SHMCOLL_API int MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                 MPI_Request *request) {
-    return reduction(&allreduce_desc, SHMCOLL_KIND_ALLREDUCE, sendbuf, recvbuf, count, datatype, op,
-                     0, comm, 1, SHMCOLL_MPI_NONBLOCKING_HOW(request));
-}
-
-SHMCOLL_API int MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                                     MPI_Request *request) {
-    return reduction(&allreduce_desc, SHMCOLL_KIND_ALLREDUCE, sendbuf, recvbuf, count, datatype, op,
-                     0, comm, 1, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
-}
-
-SHMCOLL_API int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    return reduction(&scan_desc, SHMCOLL_KIND_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm,
-                     1, NULL);
-}
-
-SHMCOLL_API int MPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-    return reduction(&scan_desc, SHMCOLL_KIND_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm,
-                     1, SHMCOLL_MPI_NONBLOCKING_HOW(request));
-}
-
-SHMCOLL_API int MPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                                MPI_Request *request) {
-    return reduction(&scan_desc, SHMCOLL_KIND_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm,
-                     1, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
-}
-
-SHMCOLL_API int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    return reduction(&exscan_desc, SHMCOLL_KIND_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0,
-                     comm, 1, NULL);
-}
-
-SHMCOLL_API int MPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                              MPI_Request *request) {
-    return reduction(&exscan_desc, SHMCOLL_KIND_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0,
-                     comm, 1, SHMCOLL_MPI_NONBLOCKING_HOW(request));
-}
-
-SHMCOLL_API int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
-                                  MPI_Request *request) {
-    return reduction(&exscan_desc, SHMCOLL_KIND_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0,
-                     comm, 1, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
-}
-#endif
+SHMCOLL_MPI_ENTRIES(Reduce, Ireduce, REDUCE_PARAMS, reduction,
+                    (&reduce_desc, SHMCOLL_KIND_REDUCE, sendbuf, recvbuf, count, datatype, op, root,
+                     comm))
+SHMCOLL_MPI_ENTRIES(Allreduce, Iallreduce, REDUCTION_PARAMS, reduction,
+                    (&allreduce_desc, SHMCOLL_KIND_ALLREDUCE, sendbuf, recvbuf, count, datatype, op,
+                     0, comm))
+SHMCOLL_MPI_ENTRIES(Scan, Iscan, REDUCTION_PARAMS, reduction,
+                    (&scan_desc, SHMCOLL_KIND_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm))
+SHMCOLL_MPI_ENTRIES(Exscan, Iexscan, REDUCTION_PARAMS, reduction,
+                    (&exscan_desc, SHMCOLL_KIND_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0,
+                     comm))
 
 /* Count, datatype and op everywhere; the root of reduce; MPI_IN_PLACE of allreduce, which all
  * ranks or none use (check.h). */

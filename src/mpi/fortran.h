@@ -17,6 +17,8 @@
 #ifndef SHMCOLL_MPI_FORTRAN_H
 #define SHMCOLL_MPI_FORTRAN_H
 
+#include "mpi/call.h"
+
 #include "shmcoll.h"
 
 #include <mpi.h>
@@ -54,6 +56,16 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "a Fortran INTEGER is a C int");
 #else
 #define SHMCOLL_MPI_FORTRAN_EXPORT(body, lower, upper) SHMCOLL_MPI_FORTRAN_NAMES(body, lower, upper)
 #endif
+
+/* The Fortran procedure `body` with the parameters `params` (in parentheses) and the error code,
+ * exported as above: it makes the C call `call` and stores its MPI code in the error code when
+ * that is present. */
+#define SHMCOLL_MPI_FORTRAN_PROCEDURE(body, lower, upper, params, call)                            \
+    static void body(SHMCOLL_MPI_UNPAREN params, MPI_Fint *ierror) {                               \
+        const int rc = call;                                                                       \
+        if (ierror) *ierror = rc;                                                                  \
+    }                                                                                              \
+    SHMCOLL_MPI_FORTRAN_EXPORT(body, lower, upper)
 
 /* The C spelling of a Fortran choice buffer: MPI_IN_PLACE and MPI_BOTTOM of the Fortran layer
  * become the C constants, any other address is returned as it is. */

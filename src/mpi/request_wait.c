@@ -125,6 +125,7 @@ SHMCOLL_API int MPI_Startall(int count, MPI_Request requests[]) {
 
 /* An array split into shmcoll's operations and the MPI library's requests. */
 typedef struct split {
+    int locked; /* the progress lock, held from split_open to split_close */
     int n, ours;
     shmcoll_mpi_op_t **ops; /* [n]: NULL for the MPI library's */
     MPI_Request *native;    /* what the MPI library sees: the array, or a copy with ours NULL */
@@ -160,15 +161,38 @@ static void split_fini(split_t *s) {
 }
 
 /* Ends a call over an array: frees the split, leaves the lock, returns rc. */
-static int split_close(split_t *s, int locked, int rc) {
+static int split_close(split_t *s, int rc) {
     split_fini(s);
-    shmcoll_mpi_progress_leave(locked);
+    shmcoll_mpi_progress_leave(s->locked);
     return rc;
+}
+
+static int no_memory(void) {
+    PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+    return MPI_ERR_NO_MEM;
+}
+
+/* Begins a call over an array: takes the lock and splits the array. Returns MPI_SUCCESS, or
+ * MPI_ERR_NO_MEM (raised; the split freed and the lock left again). */
+static int split_open(split_t *s, int n, MPI_Request *requests) {
+    s->locked = shmcoll_mpi_progress_enter();
+    return split_init(s, n, requests) ? MPI_SUCCESS : split_close(s, no_memory());
 }
 
 /* The MPI library's request i after it completed there (freed or inactive now). */
 static void split_native_back(split_t *s, int i) {
     if (s->native != s->user) s->user[i] = s->native[i];
+}
+
+/* The first of our active operations from index `from` on that is done (completed now), or -1;
+ * *active counts the active ones it passes, that one included. */
+static int split_next_done(split_t *s, int from, int *active) {
+    for (int i = from; i < s->n; i++) {
+        if (!s->ops[i] || !shmcoll_mpi_op_active(s->ops[i])) continue;
+        ++*active;
+        if (shmcoll_mpi_op_test(s->ops[i])) return i;
+    }
+    return -1;
 }
 
 /* Completes every operation of ours that is done; returns how many active ones are not. */
@@ -189,28 +213,21 @@ static void split_report(split_t *s, int i, MPI_Status *status, int *rc) {
     *rc = MPI_ERR_IN_STATUS;
 }
 
-static int no_memory(void) {
-    PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
-    return MPI_ERR_NO_MEM;
-}
-
 /* Waitall and Testall: ours and the MPI library's, the latter one by one (a wait), or at once
  * when all are complete (a test, all or nothing). The MPI library's own -all calls are avoided:
  * MPICH 4.0's Testall reports MPI_ERR_IN_STATUS for a persistent collective that completed. */
 static int all(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
-    int locked = shmcoll_mpi_progress_enter();
     split_t s;
-    if (!split_init(&s, count, requests)) return split_close(&s, locked, no_memory());
+    int rc = split_open(&s, count, requests);
+    if (rc != MPI_SUCCESS) return rc;
     if (!s.ours && !shmcoll_mpi_request_inflight()) /* nothing of ours to drive */
-        return split_close(&s, locked,
-                           flag ? PMPI_Testall(count, requests, flag, statuses)
-                                : PMPI_Waitall(count, requests, statuses));
+        return split_close(&s, flag ? PMPI_Testall(count, requests, flag, statuses)
+                                    : PMPI_Waitall(count, requests, statuses));
     char *done = s.done;
     for (int i = 0; i < count; i++) {
         done[i] = s.native[i] == MPI_REQUEST_NULL;
         if (done[i]) shmcoll_mpi_status_empty(status_at(statuses, i));
     }
-    int rc = MPI_SUCCESS;
     for (;;) {
         shmcoll_mpi_request_progress();
         const int pending = split_test_ours(&s);
@@ -234,9 +251,9 @@ static int all(int count, MPI_Request requests[], int *flag, MPI_Status statuses
         if (!pending && !left) break;
         if (flag) { /* Testall: not everything is complete */
             *flag = 0;
-            return split_close(&s, locked, rc);
+            return split_close(&s, rc);
         }
-        pause_between(&locked);
+        pause_between(&s.locked);
     }
     for (int i = 0; i < count; i++) {
         if (s.ops[i]) {
@@ -254,7 +271,7 @@ static int all(int count, MPI_Request requests[], int *flag, MPI_Status statuses
         split_native_back(&s, i);
     }
     if (flag) *flag = 1;
-    return split_close(&s, locked, rc);
+    return split_close(&s, rc);
 }
 
 SHMCOLL_API int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
@@ -270,18 +287,13 @@ SHMCOLL_API int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_St
 /* Waitany and Testany: the first of ours that is done, else whatever the MPI library completes.
  */
 static int any(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
-    int locked = shmcoll_mpi_progress_enter();
     split_t s;
-    if (!split_init(&s, count, requests)) return split_close(&s, locked, no_memory());
-    int rc = MPI_SUCCESS;
+    int rc = split_open(&s, count, requests);
+    if (rc != MPI_SUCCESS) return rc;
     for (;;) {
         shmcoll_mpi_request_progress();
-        int active = 0, found = -1;
-        for (int i = 0; i < count && found < 0; i++) {
-            if (!s.ops[i] || !shmcoll_mpi_op_active(s.ops[i])) continue;
-            active++;
-            if (shmcoll_mpi_op_test(s.ops[i])) found = i;
-        }
+        int active = 0;
+        const int found = split_next_done(&s, 0, &active);
         if (found >= 0) {
             *index = found;
             split_report(&s, found, status, &rc);
@@ -302,12 +314,12 @@ static int any(int count, MPI_Request requests[], int *index, int *flag, MPI_Sta
         }
         if (flag) {
             *flag = 0;
-            return split_close(&s, locked, rc);
+            return split_close(&s, rc);
         }
-        pause_between(&locked);
+        pause_between(&s.locked);
     }
     if (flag) *flag = 1;
-    return split_close(&s, locked, rc);
+    return split_close(&s, rc);
 }
 
 SHMCOLL_API int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
@@ -324,17 +336,14 @@ SHMCOLL_API int MPI_Testany(int count, MPI_Request requests[], int *index, int *
 /* Waitsome and Testsome: ours that are done, then those the MPI library completes. */
 static int some(int count, MPI_Request requests[], int *outcount, int indices[],
                 MPI_Status statuses[], int wait) {
-    int locked = shmcoll_mpi_progress_enter();
     split_t s;
-    if (!split_init(&s, count, requests)) return split_close(&s, locked, no_memory());
-    int rc = MPI_SUCCESS;
+    int rc = split_open(&s, count, requests);
+    if (rc != MPI_SUCCESS) return rc;
     for (;;) {
         shmcoll_mpi_request_progress();
         int k = 0, active = 0;
-        for (int i = 0; i < count; i++) {
-            if (!s.ops[i] || !shmcoll_mpi_op_active(s.ops[i])) continue;
-            active++;
-            if (!shmcoll_mpi_op_test(s.ops[i])) continue;
+        for (int i = split_next_done(&s, 0, &active); i >= 0;
+             i = split_next_done(&s, i + 1, &active)) {
             indices[k] = i;
             split_report(&s, i, status_at(statuses, k), &rc);
             k++;
@@ -351,9 +360,9 @@ static int some(int count, MPI_Request requests[], int *outcount, int indices[],
             *outcount = k > 0 || active || completed != MPI_UNDEFINED ? k : MPI_UNDEFINED;
             break;
         }
-        pause_between(&locked);
+        pause_between(&s.locked);
     }
-    return split_close(&s, locked, rc);
+    return split_close(&s, rc);
 }
 
 SHMCOLL_API int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],

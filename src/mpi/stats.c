@@ -91,6 +91,11 @@ void shmcoll_mpi_stats_record(shmcoll_mpi_coll_t coll_, shmcoll_mpi_form_t form,
     count_algo(coll, algo ? algo : "unknown");
 }
 
+int shmcoll_mpi_stats_inter_payload(shmcoll_mpi_coll_t coll) {
+    return coll == SHMCOLL_MPI_BARRIER || coll == SHMCOLL_MPI_BCAST || coll == SHMCOLL_MPI_REDUCE ||
+           coll == SHMCOLL_MPI_ALLREDUCE;
+}
+
 void shmcoll_mpi_stats_record_init(shmcoll_mpi_coll_t coll, const shmcoll_mpi_comm_t *state) {
     if (!shmcoll_config()->stats || !state || !state->counts) return;
     add(&handled_calls, 1);

@@ -65,6 +65,10 @@ void shmcoll_mpi_stats_record(shmcoll_mpi_coll_t coll, shmcoll_mpi_form_t form,
                               const shmcoll_mpi_comm_t *state, int handled, uint64_t bytes,
                               uint64_t share, const char *algo, uint64_t dav, uint64_t net);
 
+/* Whether the payload of `coll` is counted on an intercommunicator (above: not that of the
+ * twelve). */
+int shmcoll_mpi_stats_inter_payload(shmcoll_mpi_coll_t coll);
+
 /* Records the *_init of a persistent collective served in shared memory. */
 void shmcoll_mpi_stats_record_init(shmcoll_mpi_coll_t coll, const shmcoll_mpi_comm_t *state);
 

@@ -46,37 +46,19 @@ shmcoll_status_t shmcoll_pattern_cyclic_check(int p, const shmcoll_pattern_radix
     return f->radix[f->nsteps - 1] == ceil_div(p, prefix) ? SHMCOLL_OK : SHMCOLL_ERR_INVALID;
 }
 
-static long enumerate(shmcoll_pattern_radix_t *f, int p, long long prefix, int max_radix,
-                      void (*fn)(const shmcoll_pattern_radix_t *, void *), void *ctx) {
-    if (f->nsteps == SHMCOLL_PATTERN_MAX_STEPS) return 0;
-    long count = 0;
-    /* Either finish with the one radix that makes the product reach p ... */
-    long long last = ceil_div(p, prefix);
-    if (last <= max_radix) {
-        f->radix[f->nsteps++] = (int)last;
-        if (fn) fn(f, ctx);
-        count++;
-        f->nsteps--;
-    }
-    /* ... or take a radix that leaves the product below p and continue. */
-    for (int radix = 2; radix <= max_radix && prefix * radix < p; radix++) {
-        f->radix[f->nsteps++] = radix;
-        count += enumerate(f, p, prefix * radix, max_radix, fn, ctx);
-        f->nsteps--;
-    }
-    return count;
+/* After the steps of product `prefix`: either the one radix that makes the product reach p (the
+ * last step), or, ascending, one that leaves it below p. */
+static int next_radix(int p, long long prefix, int max_radix, int previous) {
+    const long long last = ceil_div(p, prefix);
+    if (previous == 0 && last <= max_radix) return (int)last;
+    const int radix = previous == 0 || previous == last ? 2 : previous + 1;
+    return radix <= max_radix && prefix * radix < p ? radix : 0;
 }
 
 long shmcoll_pattern_cyclic_enumerate(int p, int max_radix,
                                       void (*fn)(const shmcoll_pattern_radix_t *f, void *ctx),
                                       void *ctx) {
-    if (p < 1 || max_radix < 2) return 0;
-    shmcoll_pattern_radix_t f = {.nsteps = 0};
-    if (p == 1) {
-        if (fn) fn(&f, ctx);
-        return 1;
-    }
-    return enumerate(&f, p, 1, max_radix, fn, ctx);
+    return shmcoll_pattern_radix_enumerate(p, max_radix, next_radix, fn, ctx);
 }
 
 int shmcoll_pattern_cyclic_stride(const shmcoll_pattern_radix_t *f, int step) {

@@ -18,6 +18,32 @@ int shmcoll_pattern_radix_largest(const shmcoll_pattern_radix_t *f) {
     return largest;
 }
 
+static long walk(shmcoll_pattern_radix_t *f, int p, long long prefix, int max_radix,
+                 shmcoll_pattern_radix_next_fn next,
+                 void (*fn)(const shmcoll_pattern_radix_t *, void *), void *ctx) {
+    if (prefix >= p) {
+        if (fn) fn(f, ctx);
+        return 1;
+    }
+    if (f->nsteps == SHMCOLL_PATTERN_MAX_STEPS) return 0;
+    long count = 0;
+    for (int radix = next(p, prefix, max_radix, 0); radix;
+         radix = next(p, prefix, max_radix, radix)) {
+        f->radix[f->nsteps++] = radix;
+        count += walk(f, p, prefix * radix, max_radix, next, fn, ctx);
+        f->nsteps--;
+    }
+    return count;
+}
+
+long shmcoll_pattern_radix_enumerate(int p, int max_radix, shmcoll_pattern_radix_next_fn next,
+                                     void (*fn)(const shmcoll_pattern_radix_t *f, void *ctx),
+                                     void *ctx) {
+    if (p < 1 || max_radix < 2) return 0;
+    shmcoll_pattern_radix_t f = {.nsteps = 0};
+    return walk(&f, p, 1, max_radix, next, fn, ctx);
+}
+
 void shmcoll_pattern_radix_format(const shmcoll_pattern_radix_t *f, char *text, size_t len) {
     size_t used = 0;
     if (len == 0) return;

@@ -31,6 +31,19 @@ long long shmcoll_pattern_radix_prefix(const shmcoll_pattern_radix_t *f, int ste
  * has a prime factor that large. */
 int shmcoll_pattern_radix_largest(const shmcoll_pattern_radix_t *f);
 
+/* The radices a pattern lets follow the steps taken so far, whose product is `prefix` (< p), one
+ * at a time in the order they are tried: the first for previous = 0, else the one after
+ * `previous`; 0 after the last. */
+typedef int (*shmcoll_pattern_radix_next_fn)(int p, long long prefix, int max_radix, int previous);
+
+/* The factorisations of p a pattern allows, depth first: every sequence of radices in
+ * [2, max_radix] that `next` allows, step by step, until the product reaches p (that sequence is
+ * one; at most SHMCOLL_PATTERN_MAX_STEPS steps). Calls fn (unless NULL) for each and returns how
+ * many there are; 0 for p < 1 or max_radix < 2. The patterns' enumerations for a tuner. */
+long shmcoll_pattern_radix_enumerate(int p, int max_radix, shmcoll_pattern_radix_next_fn next,
+                                     void (*fn)(const shmcoll_pattern_radix_t *f, void *ctx),
+                                     void *ctx);
+
 /* "4,2" (empty for no steps); truncated to len. */
 void shmcoll_pattern_radix_format(const shmcoll_pattern_radix_t *f, char *text, size_t len);
 

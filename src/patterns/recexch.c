@@ -83,29 +83,19 @@ shmcoll_status_t shmcoll_pattern_recexch_check(int p, const shmcoll_pattern_radi
     return product == p ? SHMCOLL_OK : SHMCOLL_ERR_INVALID;
 }
 
-static long enumerate(shmcoll_pattern_radix_t *f, long long rest, int max_radix,
-                      void (*fn)(const shmcoll_pattern_radix_t *, void *), void *ctx) {
-    if (rest == 1) {
-        if (fn) fn(f, ctx);
-        return 1;
-    }
-    if (f->nsteps == SHMCOLL_PATTERN_MAX_STEPS) return 0;
-    long count = 0;
-    for (int radix = 2; radix <= max_radix && radix <= rest; radix++) {
-        if (rest % radix) continue;
-        f->radix[f->nsteps++] = radix;
-        count += enumerate(f, rest / radix, max_radix, fn, ctx);
-        f->nsteps--;
-    }
-    return count;
+/* After the steps of product `prefix`: ascending, the radices that divide what is left of p. */
+static int next_radix(int p, long long prefix, int max_radix, int previous) {
+    const long long rest = p / prefix;
+    for (int radix = previous + 1 < 2 ? 2 : previous + 1; radix <= max_radix && radix <= rest;
+         radix++)
+        if (rest % radix == 0) return radix;
+    return 0;
 }
 
 long shmcoll_pattern_recexch_enumerate(int p, int max_radix,
                                        void (*fn)(const shmcoll_pattern_radix_t *f, void *ctx),
                                        void *ctx) {
-    if (p < 1 || max_radix < 2) return 0;
-    shmcoll_pattern_radix_t f = {.nsteps = 0};
-    return enumerate(&f, p, max_radix, fn, ctx);
+    return shmcoll_pattern_radix_enumerate(p, max_radix, next_radix, fn, ctx);
 }
 
 int shmcoll_pattern_recexch_group(const shmcoll_pattern_radix_t *f, int step, int rank,

@@ -105,18 +105,34 @@ shmcoll_status_t shmcoll_barrier(shmcoll_team_t *team) {
     return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = SHMCOLL_KIND_BARRIER});
 }
 
+/* Runs `kind` with the arguments core/coll_args.h lists for it (each side one block of `bytes`,
+ * or per-member `counts` and `displs`; blocks of `count` bytes or elements of `op`); the others
+ * are 0. */
+static shmcoll_status_t run_kind(shmcoll_team_t *team, shmcoll_coll_kind_t kind,
+                                 const void *sendbuf, size_t sendbytes, const size_t *sendcounts,
+                                 const size_t *sdispls, void *recvbuf, size_t recvbytes,
+                                 const size_t *recvcounts, const size_t *rdispls, size_t count,
+                                 const shmcoll_reduce_op_t *op, int root) {
+    return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = kind,
+                                                         .sendbuf = sendbuf,
+                                                         .recvbuf = recvbuf,
+                                                         .count = count,
+                                                         .op = op,
+                                                         .root = root,
+                                                         .sendcounts = sendcounts,
+                                                         .sdispls = sdispls,
+                                                         .recvcounts = recvcounts,
+                                                         .rdispls = rdispls,
+                                                         .sendbytes = sendbytes,
+                                                         .recvbytes = recvbytes});
+}
+
 /* The kinds whose blocks are `count` bytes each, or elements of `op` (reduce_scatter: counts[j]
  * elements for block j). */
 static shmcoll_status_t counted(shmcoll_team_t *team, shmcoll_coll_kind_t kind, const void *sendbuf,
                                 void *recvbuf, size_t count, const size_t *counts,
                                 const shmcoll_reduce_op_t *op, int root) {
-    return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = kind,
-                                                         .sendbuf = sendbuf,
-                                                         .recvbuf = recvbuf,
-                                                         .count = count,
-                                                         .recvcounts = counts,
-                                                         .op = op,
-                                                         .root = root});
+    return run_kind(team, kind, sendbuf, 0, NULL, NULL, recvbuf, 0, counts, NULL, count, op, root);
 }
 
 shmcoll_status_t shmcoll_bcast(shmcoll_team_t *team, void *buf, size_t bytes, int root) {
@@ -176,45 +192,27 @@ shmcoll_status_t shmcoll_alltoall(shmcoll_team_t *team, const void *sendbuf, voi
 
 shmcoll_status_t shmcoll_allgatherv(shmcoll_team_t *team, const void *sendbuf, void *recvbuf,
                                     const size_t *recvbytes, const size_t *displs) {
-    return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = SHMCOLL_KIND_ALLGATHERV,
-                                                         .sendbuf = sendbuf,
-                                                         .recvbuf = recvbuf,
-                                                         .recvcounts = recvbytes,
-                                                         .rdispls = displs});
+    return run_kind(team, SHMCOLL_KIND_ALLGATHERV, sendbuf, 0, NULL, NULL, recvbuf, 0, recvbytes,
+                    displs, 0, NULL, 0);
 }
 
 shmcoll_status_t shmcoll_gatherv(shmcoll_team_t *team, const void *sendbuf, size_t sendbytes,
                                  void *recvbuf, const size_t *recvbytes, const size_t *displs,
                                  int root) {
-    return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = SHMCOLL_KIND_GATHERV,
-                                                         .sendbuf = sendbuf,
-                                                         .sendbytes = sendbytes,
-                                                         .recvbuf = recvbuf,
-                                                         .recvcounts = recvbytes,
-                                                         .rdispls = displs,
-                                                         .root = root});
+    return run_kind(team, SHMCOLL_KIND_GATHERV, sendbuf, sendbytes, NULL, NULL, recvbuf, 0,
+                    recvbytes, displs, 0, NULL, root);
 }
 
 shmcoll_status_t shmcoll_scatterv(shmcoll_team_t *team, const void *sendbuf,
                                   const size_t *sendbytes, const size_t *displs, void *recvbuf,
                                   size_t recvbytes, int root) {
-    return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = SHMCOLL_KIND_SCATTERV,
-                                                         .sendbuf = sendbuf,
-                                                         .sendcounts = sendbytes,
-                                                         .sdispls = displs,
-                                                         .recvbuf = recvbuf,
-                                                         .recvbytes = recvbytes,
-                                                         .root = root});
+    return run_kind(team, SHMCOLL_KIND_SCATTERV, sendbuf, 0, sendbytes, displs, recvbuf, recvbytes,
+                    NULL, NULL, 0, NULL, root);
 }
 
 shmcoll_status_t shmcoll_alltoallv(shmcoll_team_t *team, const void *sendbuf,
                                    const size_t *sendbytes, const size_t *sdispls, void *recvbuf,
                                    const size_t *recvbytes, const size_t *rdispls) {
-    return shmcoll_coll_run(team, &(shmcoll_coll_args_t){.kind = SHMCOLL_KIND_ALLTOALLV,
-                                                         .sendbuf = sendbuf,
-                                                         .sendcounts = sendbytes,
-                                                         .sdispls = sdispls,
-                                                         .recvbuf = recvbuf,
-                                                         .recvcounts = recvbytes,
-                                                         .rdispls = rdispls});
+    return run_kind(team, SHMCOLL_KIND_ALLTOALLV, sendbuf, 0, sendbytes, sdispls, recvbuf, 0,
+                    recvbytes, rdispls, 0, NULL, 0);
 }

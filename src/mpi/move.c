@@ -1,0 +1,126 @@
+/* What the data-movement collectives share. See move.h. */
+#include "mpi/move.h"
+#include "mpi/request.h"
+
+int shmcoll_mpi_move_call(const shmcoll_mpi_coll_desc_t descs[2], const void *sendbuf,
+                          MPI_Count sendcount, const void *sendcounts, const void *sdispls,
+                          MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                          const void *recvcounts, const void *rdispls, MPI_Datatype recvtype,
+                          int root, int varying, MPI_Comm comm, int large,
+                          const shmcoll_mpi_how_t *how) {
+    const shmcoll_mpi_move_args_t a = {
+        .coll = descs[varying].coll,
+        .send = {(void *)sendbuf, sendcount, sendcounts, sdispls, sendtype},
+        .recv = {recvbuf, recvcount, recvcounts, rdispls, recvtype},
+        .root = root,
+        .varying = varying,
+        .wide = large};
+    return shmcoll_mpi_coll_call(&descs[varying], &a, comm, large, how);
+}
+
+int shmcoll_mpi_move_fallback(const void *margs, MPI_Comm comm, int large,
+                              const shmcoll_mpi_how_t *how) {
+    const shmcoll_mpi_move_args_t *a = margs;
+    const shmcoll_mpi_side_t *s = &a->send, *r = &a->recv;
+    switch (a->coll) {
+    case SHMCOLL_MPI_ALLGATHER:
+        return SHMCOLL_PMPI_CALL(how, large, Allgather, Iallgather, s->buf, s->count, s->datatype,
+                                 r->buf, r->count, r->datatype, comm);
+    case SHMCOLL_MPI_ALLGATHERV:
+        return SHMCOLL_PMPI_CALL(how, large, Allgatherv, Iallgatherv, s->buf, s->count, s->datatype,
+                                 r->buf, r->counts, r->displs, r->datatype, comm);
+    case SHMCOLL_MPI_GATHER:
+        return SHMCOLL_PMPI_CALL(how, large, Gather, Igather, s->buf, s->count, s->datatype, r->buf,
+                                 r->count, r->datatype, a->root, comm);
+    case SHMCOLL_MPI_GATHERV:
+        return SHMCOLL_PMPI_CALL(how, large, Gatherv, Igatherv, s->buf, s->count, s->datatype,
+                                 r->buf, r->counts, r->displs, r->datatype, a->root, comm);
+    case SHMCOLL_MPI_SCATTER:
+        return SHMCOLL_PMPI_CALL(how, large, Scatter, Iscatter, s->buf, s->count, s->datatype,
+                                 r->buf, r->count, r->datatype, a->root, comm);
+    case SHMCOLL_MPI_SCATTERV:
+        return SHMCOLL_PMPI_CALL(how, large, Scatterv, Iscatterv, s->buf, s->counts, s->displs,
+                                 s->datatype, r->buf, r->count, r->datatype, a->root, comm);
+    case SHMCOLL_MPI_ALLTOALL:
+        return SHMCOLL_PMPI_CALL(how, large, Alltoall, Ialltoall, s->buf, s->count, s->datatype,
+                                 r->buf, r->count, r->datatype, comm);
+    default: /* SHMCOLL_MPI_ALLTOALLV */
+        return SHMCOLL_PMPI_CALL(how, large, Alltoallv, Ialltoallv, s->buf, s->counts, s->displs,
+                                 s->datatype, r->buf, r->counts, r->displs, r->datatype, comm);
+    }
+}
+
+shmcoll_status_t shmcoll_mpi_move_blocks(const shmcoll_mpi_move_args_t *a,
+                                         const shmcoll_mpi_side_t *side, int n,
+                                         shmcoll_mpi_blocks_t *b, size_t *bytes, size_t *offsets) {
+    return shmcoll_mpi_blocks_init(b, side->buf, side->count, side->counts, side->displs, a->wide,
+                                   side->datatype, n, bytes, offsets);
+}
+
+uint64_t shmcoll_mpi_move_bytes(const shmcoll_mpi_move_args_t *a, const shmcoll_mpi_side_t *side,
+                                int n) {
+    return side->counts ? shmcoll_mpi_call_bytes_sum(side->datatype, side->counts, a->wide, n)
+                        : shmcoll_mpi_call_bytes(side->datatype, side->count * n);
+}
+
+shmcoll_status_t shmcoll_mpi_move_rooted_prepare(shmcoll_mpi_call_t *call,
+                                                 const shmcoll_mpi_move_args_t *a, int scatter) {
+    const int p = call->state->size, root = a->root, is_root = call->state->rank == root;
+    const shmcoll_mpi_side_t *own = scatter ? &a->recv : &a->send;
+    const shmcoll_mpi_side_t *all = scatter ? &a->send : &a->recv;
+    shmcoll_mpi_blocks_t *send = &call->send, *recv = &call->recv;
+    shmcoll_mpi_blocks_t *own_blocks = scatter ? recv : send, *all_blocks = scatter ? send : recv;
+    const int in_place = own->buf == MPI_IN_PLACE;
+    if (root < 0 || root >= p || (in_place && !is_root) ||
+        (is_root && a->varying && !all->counts) ||
+        (!in_place && shmcoll_mpi_move_blocks(a, own, 1, own_blocks, NULL, NULL) != SHMCOLL_OK) ||
+        (is_root && shmcoll_mpi_move_blocks(a, all, p, all_blocks, call->sizes, call->sizes + p) !=
+                        SHMCOLL_OK) ||
+        (is_root && !in_place && own_blocks->total != shmcoll_mpi_blocks_bytes(all_blocks, root)))
+        return shmcoll_mpi_call_reject(call, "invalid arguments");
+    /* Every rank knows the block size of gather and scatter; the sizes of their v-variants only
+     * the root. */
+    const size_t block = is_root ? all_blocks->block : own_blocks->total;
+    if (!a->varying && block == 0) return shmcoll_mpi_call_local(call, "empty");
+    if (!call->group && in_place) return shmcoll_mpi_call_local(call, "self");
+
+    /* Which sides this rank has; an in-place root's own block stays where it is. */
+    const int sends = scatter ? is_root : !in_place, receives = scatter ? !in_place : is_root;
+    const int skip = in_place ? root : -1;
+    if (sends) {
+        SHMCOLL_CHECK(shmcoll_mpi_blocks_map(send));
+        SHMCOLL_CHECK(shmcoll_mpi_blocks_pack(send, scatter ? skip : -1, call->comm));
+    }
+    if (receives) SHMCOLL_CHECK(shmcoll_mpi_blocks_map(recv));
+    call->unpack = receives;
+    call->unpack_skip = scatter ? -1 : skip;
+    if (!call->group)
+        return shmcoll_mpi_call_self(call, shmcoll_mpi_blocks_at(recv, 0),
+                                     shmcoll_mpi_blocks_at(send, 0), own_blocks->total);
+    const shmcoll_coll_kind_t kind =
+        scatter ? (a->varying ? SHMCOLL_KIND_SCATTERV : SHMCOLL_KIND_SCATTER)
+                : (a->varying ? SHMCOLL_KIND_GATHERV : SHMCOLL_KIND_GATHER);
+    return shmcoll_mpi_call_describe(call, kind,
+                                     sends ? shmcoll_mpi_call_sendbuf(0, send->base) : NULL,
+                                     receives ? recv->base : NULL, block, root);
+}
+
+void shmcoll_mpi_move_check_rooted(const shmcoll_mpi_move_args_t *a, int scatter, int rank,
+                                   shmcoll_mpi_check_t *check) {
+    const shmcoll_mpi_side_t *own = scatter ? &a->recv : &a->send;
+    const shmcoll_mpi_side_t *all = scatter ? &a->send : &a->recv;
+    int64_t *own_bytes = scatter ? &check->recv : &check->send;
+    int64_t *all_bytes = scatter ? &check->send : &check->recv;
+    check->field[SHMCOLL_MPI_CHECK_ROOT] = a->root;
+    if (own->buf != MPI_IN_PLACE) *own_bytes = shmcoll_mpi_check_bytes(own->datatype, own->count);
+    check->uniform = !a->varying;
+    if (rank != a->root) return;
+    if (!a->varying) {
+        *all_bytes = shmcoll_mpi_check_bytes(all->datatype, all->count);
+        return;
+    }
+    check->counts = all->counts;
+    check->wide = a->wide;
+    check->unit = shmcoll_mpi_check_bytes(all->datatype, 1);
+    check->against_recv = scatter;
+}
