@@ -37,7 +37,7 @@ shmcoll_status_t shmcoll_coll_pipeline_agree(shmcoll_task_t *task, coll_pipeline
 void shmcoll_coll_fill_pieces(shmcoll_task_t *task, const coll_pipeline_t *s, const char *sendbuf,
                               const coll_bytes_t *blocks) {
     shmcoll_channel_t *ch = task->ch;
-    char *slots = shmcoll_channel_buffer(ch, ch->rank, s->step);
+    char *slots = (char *)coll_slot(ch, ch->rank, s->step, s->use_inline);
     for (int r = 0; r < ch->size; r++) {
         if (r == ch->rank) continue;
         coll_copy(task, slots + (size_t)r * s->piece,

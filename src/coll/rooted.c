@@ -7,9 +7,11 @@
  * ahead thanks to the two parities.
  *
  * Scatter: the root sends block r of its buffer to member r. The root's buffer of each round is
- * cut into one piece per member (cache-line multiples); in round t the root copies piece t of
- * every member's block into that member's piece and posts, and each member copies its own piece
- * out (receiver-side copy: the readers work in parallel, KNEM-coll's direction for scatter).
+ * cut into one piece per member (cache-line multiples; the inline area when every member's block
+ * fits it, so a small scatter moves one line as a bcast does); in round t the root copies piece
+ * t of every member's block into that member's piece and posts, and each member copies its own
+ * piece out (receiver-side copy: the readers work in parallel, KNEM-coll's direction for
+ * scatter).
  *
  * Either way the root's own block moves locally, and blocks of SHMCOLL_CMA_MIN bytes and more move
  * single-copy instead (coll/single_copy.c, the registry's single-copy rows).
@@ -43,8 +45,10 @@ static void rooted_plan(shmcoll_task_t *task, coll_pipeline_t *s, size_t longest
     if (gathers(task->args)) {
         s->use_inline = longest <= SHMCOLL_INLINE_BYTES;
         s->piece = s->use_inline ? SHMCOLL_INLINE_BYTES : task->ch->chunk;
-    } else {
-        s->piece = coll_piece_per_member(task->ch->chunk, task->ch->size);
+    } else { /* every member's piece in the inline area when they fit: one line per call */
+        s->use_inline = longest * (size_t)task->ch->size <= SHMCOLL_INLINE_BYTES;
+        s->piece = s->use_inline ? SHMCOLL_INLINE_BYTES / (size_t)task->ch->size
+                                 : coll_piece_per_member(task->ch->chunk, task->ch->size);
     }
     s->rounds = coll_div_ceil(longest, s->piece);
     coll_declare_working_set(task, longest * (size_t)(task->ch->size + 1), longest);
@@ -106,7 +110,7 @@ static shmcoll_status_t rooted_progress(shmcoll_task_t *task) {
                 SHMCOLL_AWAIT(task, &task->pc,
                               shmcoll_channel_test_post(ch, root, s->step, &task->wait));
                 coll_copy_out(task, recvbuf + s->round * s->piece,
-                              (const char *)shmcoll_channel_buffer(ch, root, s->step) +
+                              (const char *)coll_slot(ch, root, s->step, s->use_inline) +
                                   (size_t)me * s->piece,
                               coll_round_bytes(my_count, s->round, s->piece));
             }

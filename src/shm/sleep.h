@@ -32,8 +32,8 @@ typedef struct shmcoll_sleep_block {
 
 /* Sleeps at most `seconds` while `flag` still shows `seen` (as its low 32 bits), announced in
  * `sleepers` (the flag writer's counter). Returns at once when the flag has moved on. */
-void shmcoll_shm_sleep_on(const shmcoll_flag_t *flag, uint64_t seen, shmcoll_sleep_block_t *sleepers,
-                          double seconds);
+void shmcoll_shm_sleep_on(const shmcoll_flag_t *flag, uint64_t seen,
+                          shmcoll_sleep_block_t *sleepers, double seconds);
 
 /* Wakes every member asleep on `flag`. */
 void shmcoll_shm_wake_all(const shmcoll_flag_t *flag);
