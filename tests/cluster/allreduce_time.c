@@ -1,9 +1,10 @@
-/* Times MPI_Allreduce (doubles, MPI_SUM, MPI_COMM_WORLD) through whatever MPI_Allreduce the
- * program resolves to (the MPI library itself unless shmcoll is preloaded), and counts the bytes
- * each host's network interfaces sent and received meanwhile (read from /proc/net/dev, which
- * inside a node of the simulated cluster shows that node's own interfaces).
+/* Times MPI_Allreduce (doubles, MPI_SUM, MPI_COMM_WORLD), or with --bcast MPI_Bcast from rank 0,
+ * through whatever the program resolves them to (the MPI library itself unless shmcoll is
+ * preloaded), and counts the bytes each host's network interfaces sent and received meanwhile
+ * (read from /proc/net/dev, which inside a node of the simulated cluster shows that node's own
+ * interfaces).
  *
- *     mpi_allreduce_time [--seconds S] [--min-iters N] SIZE...     (SIZE in bytes: 8, 64k, 16M)
+ *     mpi_allreduce_time [--bcast] [--seconds S] [--min-iters N] SIZE...   (SIZE: 8, 64k, 16M)
  *
  * Per size: 2 warm-up calls (the first checks the result), one timed call to pick the number of
  * iterations that lasts about S seconds (default 1, at least N = 3 iterations), a barrier, the
@@ -44,6 +45,15 @@ static void net_counters(unsigned long long *tx, unsigned long long *rx) {
     fclose(f);
 }
 
+static int bcast; /* time MPI_Bcast from rank 0 instead */
+
+static void collective(double *send, double *recv, size_t n) {
+    if (bcast)
+        MPI_Bcast(recv, (int)n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    else
+        MPI_Allreduce(send, recv, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}
+
 /* Bytes from "8", "64k", "1M", "2G" (powers of 1024). */
 static size_t parse_size(const char *text) {
     char *end;
@@ -81,23 +91,30 @@ int main(int argc, char **argv) {
             min_iters = atoi(argv[++a]);
             continue;
         }
+        if (!strcmp(argv[a], "--bcast")) {
+            bcast = 1;
+            continue;
+        }
         const size_t bytes = parse_size(argv[a]);
         const size_t n = bytes / sizeof(double) ? bytes / sizeof(double) : 1;
         double *send = malloc(n * sizeof(double)), *recv = malloc(n * sizeof(double));
         if (!send || !recv) MPI_Abort(MPI_COMM_WORLD, 2);
-        for (size_t i = 0; i < n; i++) send[i] = (double)(rank + (int)(i % 7));
+        for (size_t i = 0; i < n; i++) {
+            send[i] = (double)(rank + (int)(i % 7));
+            recv[i] = bcast && rank == 0 ? (double)(i % 7) : -1;
+        }
 
-        for (int warm = 0; warm < 2; warm++)
-            MPI_Allreduce(send, recv, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        for (int warm = 0; warm < 2; warm++) collective(send, recv, n);
         for (size_t i = 0; i < n; i++)
-            if (recv[i] != (double)p * (p - 1) / 2 + (double)p * (double)(i % 7)) {
+            if (recv[i] !=
+                (bcast ? 0 : (double)p * (p - 1) / 2) + (bcast ? 1 : p) * (double)(i % 7)) {
                 failures++;
                 break;
             }
 
         /* One timed call (the slowest rank's) decides the iterations, the same on every rank. */
         double t = MPI_Wtime();
-        MPI_Allreduce(send, recv, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        collective(send, recv, n);
         t = MPI_Wtime() - t;
         double tmax;
         MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -109,8 +126,7 @@ int main(int argc, char **argv) {
         unsigned long long tx0, rx0, tx1, rx1;
         net_counters(&tx0, &rx0);
         double start = MPI_Wtime();
-        for (int it = 0; it < iters; it++)
-            MPI_Allreduce(send, recv, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        for (int it = 0; it < iters; it++) collective(send, recv, n);
         double per_call = (MPI_Wtime() - start) / iters;
         MPI_Barrier(MPI_COMM_WORLD);
         net_counters(&tx1, &rx1);
@@ -122,8 +138,8 @@ int main(int argc, char **argv) {
         MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0,
                    MPI_COMM_WORLD);
         if (rank == 0) {
-            printf("allreduce bytes=%zu ranks=%d iters=%d usec_per_call=%.1f\n", n * sizeof(double),
-                   p, iters, slowest * 1e6);
+            printf("%s bytes=%zu ranks=%d iters=%d usec_per_call=%.1f\n",
+                   bcast ? "bcast" : "allreduce", n * sizeof(double), p, iters, slowest * 1e6);
             for (int r = 0; r < p; r++)
                 if (all[r].leader)
                     printf("  host %s: sent %.0f B/call, received %.0f B/call\n", all[r].name,
