@@ -175,6 +175,10 @@ static int net_blocks(const shmcoll_group_t *group) {
     return group->net.run && !shmcoll_config()->net_bounded;
 }
 
+int shmcoll_group_starts(const shmcoll_group_t *group) {
+    return group->map.nnodes == 1 || !net_blocks(group);
+}
+
 shmcoll_status_t shmcoll_group_start(shmcoll_group_t *group, const shmcoll_coll_args_t *args,
                                      shmcoll_group_op_t *op) {
     op->group = group;
@@ -190,7 +194,7 @@ shmcoll_status_t shmcoll_group_start(shmcoll_group_t *group, const shmcoll_coll_
     /* A blocking network step (a blocking MPI call) cannot progress compositions in flight,
      * which other nodes' members may wait for behind it: with blocking steps, non-blocking
      * collectives across nodes go to the MPI library, which progresses them inside its calls. */
-    if (net_blocks(group)) return SHMCOLL_ERR_NOT_SUPPORTED;
+    if (!shmcoll_group_starts(group)) return SHMCOLL_ERR_NOT_SUPPORTED;
     SHMCOLL_CHECK(group_drain(group));
     shmcoll_group_task_t *t = calloc(1, sizeof *t);
     if (!t) return SHMCOLL_ERR_NO_MEMORY;

@@ -76,6 +76,11 @@ struct shmcoll_group_op {
     shmcoll_status_t status; /* IN_PROGRESS until done */
 };
 
+/* Whether the group serves collectives started now and completed later (shmcoll_group_start):
+ * on one node always; across nodes only where network steps do not block (compose.c), else the
+ * MPI library serves them. The same on every member. */
+int shmcoll_group_starts(const shmcoll_group_t *group);
+
 /* Starts `args` on the group (args must live until the op is done). OK: started (op->status
  * may already be OK); NOT_SUPPORTED: nothing was done on any member; else a failure. */
 shmcoll_status_t shmcoll_group_start(shmcoll_group_t *group, const shmcoll_coll_args_t *args,

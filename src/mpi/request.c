@@ -414,6 +414,12 @@ int shmcoll_mpi_request_init(const shmcoll_mpi_coll_desc_t *desc, const void *ma
         else
             status = shmcoll_mpi_call_rebind(call, op->dup);
     }
+    /* Across nodes with blocking network steps every start would be declined (compose.h): the
+     * MPI library's own persistent request serves it from the start instead, so no start runs a
+     * blocking collective that ranks starting requests in different orders would mismatch. */
+    if (status == SHMCOLL_OK && call->group && !shmcoll_group_starts(call->group))
+        status = shmcoll_mpi_call_reject(call, "started collectives across nodes go to the MPI "
+                                               "library (blocking network steps)");
     if (status == SHMCOLL_OK) status = op_sizes(op, call->state->size);
     if (status == SHMCOLL_OK) status = shmcoll_mpi_call_prepare(call, desc, margs);
     if (status == SHMCOLL_ERR_NOT_SUPPORTED) {
