@@ -42,9 +42,30 @@ die() {
 node_addr() { echo "$NET.$((10 + $1))"; }
 host_if() { echo "shmch$1"; } # root-namespace end of node i's veth pair
 
-# Number of nodes of the running cluster (0 when there is none).
-node_count() {
+# Number of nodes the state records, alive or not.
+recorded_nodes() {
     if [ -f "$STATE/nodes" ]; then cat "$STATE/nodes"; else echo 0; fi
+}
+
+# Number of nodes of the running cluster (0 when there is none). A cluster none of whose holders
+# is alive any more (the machine restarted, /run survived) is stale: what is left of it (state,
+# bridge) is removed first, so that it neither blocks a new one nor counts as up.
+node_count() {
+    local n i
+    n=$(recorded_nodes)
+    [ "$n" -gt 0 ] || {
+        echo 0
+        return
+    }
+    for ((i = 0; i < n; i++)); do
+        if (holder_pid "$i") >/dev/null 2>&1; then
+            echo "$n"
+            return
+        fi
+    done
+    echo "cluster.sh: removing a stale cluster state (no holder of its $n node(s) is alive)" >&2
+    cmd_down >/dev/null 2>&1 || true
+    echo 0
 }
 
 # Pid of node i's holder, verified: it must still be the renamed sleep this script started.
@@ -248,7 +269,7 @@ pids_in_node() {
 # Kills every process left inside the nodes: TERM, then KILL after 2 s. Prints how many.
 cmd_reap() {
     local n i hpid pids=() p count=0
-    n=$(node_count)
+    n=$(recorded_nodes)
     for ((i = 0; i < n; i++)); do
         hpid=$(holder_pid "$i" 2>/dev/null) || continue
         # shellcheck disable=SC2207 # pids are words without spaces
@@ -268,7 +289,7 @@ cmd_reap() {
 
 cmd_down() {
     local n i pid
-    n=$(node_count)
+    n=$(recorded_nodes)
     cmd_reap || true
     for ((i = 0; i < n; i++)); do
         pid=$(holder_pid "$i" 2>/dev/null) || continue
