@@ -172,6 +172,14 @@ void shmcoll_heap_peer_forget(pid_t pid) {
     pthread_mutex_unlock(&lock);
 }
 
+int shmcoll_heap_peer_held(pid_t pid) {
+    int held = 0;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < slots; i++) held += entries[i].live && entries[i].pid == pid;
+    pthread_mutex_unlock(&lock);
+    return held;
+}
+
 void shmcoll_heap_peer_stats(shmcoll_heap_peer_stats_t *out) {
     pthread_mutex_lock(&lock);
     *out = counters;

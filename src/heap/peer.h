@@ -36,6 +36,9 @@ void shmcoll_heap_peer_unpin(int handle);
 /* Drops every mapping of `pid`'s arenas (at once, or when its last pin goes). */
 void shmcoll_heap_peer_forget(pid_t pid);
 
+/* Mappings of `pid`'s arenas held now. */
+int shmcoll_heap_peer_held(pid_t pid);
+
 /* Counters for statistics and tests. */
 typedef struct shmcoll_heap_peer_stats {
     uint64_t maps;      /* arenas mapped (descriptor fetched, mmap) */

@@ -20,6 +20,7 @@
 #include "coll_check.h"
 #include "team_cases.h"
 #include "team_harness.h"
+#include "test_buffers.h"
 #include "test_data.h"
 
 #include <stdio.h>
@@ -71,7 +72,7 @@ static int check_gather(shmcoll_team_t *team, size_t bytes, int root, int in_pla
     failed |= team_cases_send_check(send, copy, bytes, desc);
 out:
     team_cases_image_free(&recv), team_cases_image_free(&want);
-    free(send), free(copy);
+    test_buffer_free(send), free(copy);
     return failed;
 }
 
@@ -123,7 +124,7 @@ static int check_gatherv(shmcoll_team_t *team, size_t base, int root, int in_pla
     failed |= team_cases_send_check(send, copy, counts[me], desc);
 out:
     team_cases_image_free(&recv), team_cases_image_free(&want);
-    free(send), free(copy);
+    test_buffer_free(send), free(copy);
     return failed;
 }
 

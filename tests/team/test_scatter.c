@@ -21,6 +21,7 @@
 #include "coll_check.h"
 #include "team_cases.h"
 #include "team_harness.h"
+#include "test_buffers.h"
 #include "test_data.h"
 
 #include <stdio.h>
@@ -64,7 +65,7 @@ static int check_scatter(shmcoll_team_t *team, size_t bytes, int root, int in_pl
     failed |= team_cases_send_check(send, copy, (size_t)p * bytes, desc);
 out:
     team_cases_image_free(&recv), team_cases_image_free(&want);
-    free(send), free(copy);
+    test_buffer_free(send), free(copy);
     return failed;
 }
 
@@ -113,7 +114,7 @@ static int check_scatterv(shmcoll_team_t *team, size_t base, int root, int in_pl
     failed |= team_cases_send_check(send, copy, span, desc);
 out:
     team_cases_image_free(&recv), team_cases_image_free(&want);
-    free(send), free(copy);
+    test_buffer_free(send), free(copy);
     return failed;
 }
 
