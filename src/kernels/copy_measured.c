@@ -7,9 +7,11 @@
  * cache to memory in 0.74 ms against 1.44. Where a copy goes from memory to memory and its
  * destination is not read again soon (a collective that moves each block once, straight between
  * the ranks' buffers: coll/heap_access.c), the process measures instead of guessing: its first
- * copies of at least 1 MiB each copy one half with each kind of store (the first half with the
+ * copies of at least 256 KiB each copy one half with each kind of store (the first half with the
  * kind that has fewer samples, so neither always meets the other's warm prefetchers) and, once
- * both kinds have 8 samples, every later copy takes the kind with the lower time per byte. The
+ * both kinds have 8 samples, every later copy takes the kind whose best sample had the lower time
+ * per byte (the best, not the mean: first copies into fresh pages pay their page faults, and a
+ * sample may be preempted on a loaded machine; neither says what the stores cost). The
  * choice is a property of the machine, made once per process like the choice of an ISA; it never
  * changes what a copy produces, only how fast. */
 #include "kernels/kernels.h"
@@ -18,13 +20,13 @@
 #include <stdint.h>
 #include <time.h>
 
-#define SAMPLE_MIN ((size_t)1 << 20)
+#define SAMPLE_MIN ((size_t)256 << 10)
 #define SAMPLES    8
 
 enum { TEMPORAL, STREAMING, UNDECIDED };
 
 static _Atomic int chosen = UNDECIDED;
-static _Atomic uint64_t spent_ns[2], copied[2];
+static _Atomic double best_ns_per_byte[2] = {1e30, 1e30};
 static _Atomic int samples[2];
 
 static uint64_t now_ns(void) {
@@ -40,24 +42,25 @@ static void copy_kind(int kind, void *dst, const void *src, size_t n) {
         shmcoll_kernel_copy_memory(dst, src, n);
 }
 
-/* Copies n bytes with `kind` and adds the time to its sample. */
+/* Copies n bytes with `kind` and keeps the best time per byte of its samples. */
 static void timed(int kind, void *dst, const void *src, size_t n) {
     const uint64_t start = now_ns();
     copy_kind(kind, dst, src, n);
-    atomic_fetch_add_explicit(&spent_ns[kind], now_ns() - start, memory_order_relaxed);
-    atomic_fetch_add_explicit(&copied[kind], n, memory_order_relaxed);
+    const double rate = (double)(now_ns() - start) / (double)n;
+    double best = atomic_load_explicit(&best_ns_per_byte[kind], memory_order_relaxed);
+    while (rate < best && !atomic_compare_exchange_weak(&best_ns_per_byte[kind], &best, rate))
+        ;
 }
 
 static void decide(void) {
     if (atomic_load(&samples[TEMPORAL]) < SAMPLES || atomic_load(&samples[STREAMING]) < SAMPLES)
         return;
-    /* ns per byte, compared without division: a/b < c/d  <=>  a*d < c*b (bytes < 2^40 each) */
-    const double t =
-        (double)atomic_load(&spent_ns[TEMPORAL]) * (double)atomic_load(&copied[STREAMING]);
-    const double s =
-        (double)atomic_load(&spent_ns[STREAMING]) * (double)atomic_load(&copied[TEMPORAL]);
+    const int faster =
+        atomic_load(&best_ns_per_byte[STREAMING]) < atomic_load(&best_ns_per_byte[TEMPORAL])
+            ? STREAMING
+            : TEMPORAL;
     int undecided = UNDECIDED;
-    atomic_compare_exchange_strong(&chosen, &undecided, s < t ? STREAMING : TEMPORAL);
+    atomic_compare_exchange_strong(&chosen, &undecided, faster);
 }
 
 void shmcoll_kernel_copy_measured(void *dst, const void *src, size_t bytes) {

@@ -2,19 +2,23 @@
  * collectives' lines:
  *   shmcoll: heap: mode=malloc calls=1200 alloc_mem=4 alloc_mem_pmpi=0 blocks=12 peak=67108864
  *            arenas=2 mapped=3 hits=2397 remaps=0 evicted=0 forgotten=0 unmapped=0 live=3
- * calls: collective operations that took the heap path (each block moved once), counted once
- * per operation like the collectives' lines; the rest are sums over the ranks: MPI_Alloc_mem
- * calls served from the heap and passed to the MPI library, heap blocks handed out (MPI_Alloc_mem
- * and, with SHMCOLL_HEAP=malloc, large allocations), the largest heap of any rank (bytes in use),
- * arenas created, peers' arenas mapped, mappings found in the cache, grown, evicted (beyond
- * SHMCOLL_HEAP_CACHE), dropped for a dead peer, accesses that could not map (copied with
- * cross-memory attach instead), and the mappings held at the end. */
+ *            stores=streaming
+ * (one line). calls: collective operations that took the heap path (each block moved once),
+ * counted once per operation like the collectives' lines; the rest are sums over the ranks:
+ * MPI_Alloc_mem calls served from the heap and passed to the MPI library, heap blocks handed out
+ * (MPI_Alloc_mem and, with SHMCOLL_HEAP=malloc, large allocations), the largest heap of any rank
+ * (bytes in use), arenas created, peers' arenas mapped, mappings found in the cache, grown,
+ * evicted (beyond SHMCOLL_HEAP_CACHE), dropped for a dead peer, accesses that could not map
+ * (copied with cross-memory attach instead), the mappings held at the end; and which stores rank
+ * 0's copies between heap buffers in memory measured faster (kernels.h: streaming, temporal,
+ * undecided). */
 #include "mpi/heap_report.h"
 #include "mpi/alloc_mem.h"
 #include "mpi/stats.h"
 
 #include "base/config.h"
 #include "heap/heap.h"
+#include "kernels/kernels.h"
 
 #include <mpi.h>
 #include <stdio.h>
@@ -58,12 +62,13 @@ void shmcoll_mpi_heap_report(void) {
     fprintf(stderr,
             "shmcoll: heap: mode=%s calls=%llu alloc_mem=%llu alloc_mem_pmpi=%llu blocks=%llu "
             "peak=%llu arenas=%llu mapped=%llu hits=%llu remaps=%llu evicted=%llu forgotten=%llu "
-            "unmapped=%llu live=%llu\n",
+            "unmapped=%llu live=%llu stores=%s\n",
             shmcoll_config()->heap, (unsigned long long)sums[CALLS],
             (unsigned long long)sums[ALLOC_MEM], (unsigned long long)sums[ALLOC_MEM_PMPI],
             (unsigned long long)sums[BLOCKS], (unsigned long long)peak,
             (unsigned long long)sums[ARENAS], (unsigned long long)sums[MAPS],
             (unsigned long long)sums[HITS], (unsigned long long)sums[REMAPS],
             (unsigned long long)sums[EVICTED], (unsigned long long)sums[FORGOTTEN],
-            (unsigned long long)sums[UNMAPPED], (unsigned long long)sums[LIVE]);
+            (unsigned long long)sums[UNMAPPED], (unsigned long long)sums[LIVE],
+            shmcoll_kernel_copy_measured_choice());
 }
