@@ -12,6 +12,10 @@
  * movement-avoiding chain's s(5p-1)). Reductions run the canonical order of a non-commutative
  * user op (2x2 matrix products) too.
  *
+ * Alltoallv, gatherv and scatterv, which have no heap rows, must move single-copy through mapped
+ * arenas wherever their exposed buffers lie in heaps (their pipelines agree on that with the
+ * longest block).
+ *
  * Runs: the default chunk; 4 KiB chunks (the reductions fold in many pieces); and
  * SHMCOLL_HEAP_CACHE=0 (no peer arena is mapped: the same path through cross-memory attach).
  * Last, 10,000 allgathers with fresh buffers each in an arena of their own (SHMCOLL_HEAP_ARENA=2M,
@@ -57,6 +61,12 @@ static const char *config_name(int config, char *text, size_t len) {
     if (config == NONE) return "none in heaps";
     snprintf(text, len, "all in heaps but rank %d's", config);
     return text;
+}
+
+static shmcoll_heap_peer_stats_t peer_stats(void) {
+    shmcoll_heap_peer_stats_t stats;
+    shmcoll_heap_peer_stats(&stats);
+    return stats;
 }
 
 /* The run's mode: whether peers' arenas are mapped (the DAV formulas hold only then). */
@@ -204,6 +214,64 @@ static void case_alltoall(shmcoll_team_t *team, size_t b, int config, uint64_t s
     release(send), release(recv), free(want);
 }
 
+/* The v-variants have no heap rows (only some members know their sizes): their pipelines agree
+ * on the longest block, and with every exposed buffer in a heap they move single-copy at any
+ * length, through the owners' mapped arenas (coll/pipeline.c). Uneven blocks with gaps; `kind`
+ * 0 alltoallv, 1 gatherv, 2 scatterv (root `root`). */
+static void case_v(shmcoll_team_t *team, int kind, size_t b, int root, int config, uint64_t seed) {
+    static const char *const names[] = {"alltoallv", "gatherv", "scatterv"};
+    const int p = team->size, me = team->rank;
+    char desc[160], text[48];
+    snprintf(desc, sizeof desc, "%s %zu bytes root %d, %s", names[kind], b, root,
+             config_name(config, text, sizeof text));
+    size_t counts[TEAM_HARNESS_MAX_P], displs[TEAM_HARNESS_MAX_P], rcounts[TEAM_HARNESS_MAX_P],
+        rdispls[TEAM_HARNESS_MAX_P], span = 0, rspan = 0;
+    for (int q = 0; q < p; q++) { /* kind 0: what me sends to q; 1, 2: q's block */
+        counts[q] = kind ? b + (size_t)q * 3 : b + (size_t)((me + q) % p) * 5;
+        rcounts[q] = kind ? counts[q] : b + (size_t)((q + me) % p) * 5;
+        displs[q] = span + (size_t)q % 2, span = displs[q] + counts[q];
+        rdispls[q] = rspan + (size_t)q % 3, rspan = rdispls[q] + rcounts[q];
+    }
+    unsigned char *send = buffer(config, me, span), *recv = buffer(config, me, rspan);
+    unsigned char *want = malloc(rspan + 1);
+    memset(recv, 0xa5, rspan), memset(want, 0xa5, rspan);
+    const shmcoll_heap_peer_stats_t before = peer_stats();
+    shmcoll_status_t status;
+    if (kind == 0) {
+        for (int q = 0; q < p; q++) {
+            blocks_fill(send + displs[q], counts[q], seed, me, q);
+            blocks_fill(want + rdispls[q], rcounts[q], seed, q, me);
+        }
+        status = shmcoll_alltoallv(team, send, counts, displs, recv, rcounts, rdispls);
+    } else if (kind == 1) {
+        blocks_fill(send, counts[me], seed, me, root);
+        for (int q = 0; q < p; q++) blocks_fill(want + rdispls[q], rcounts[q], seed, q, root);
+        status = shmcoll_gatherv(team, send, counts[me], recv, rcounts, rdispls, root);
+    } else {
+        for (int q = 0; q < p && me == root; q++)
+            blocks_fill(send + displs[q], counts[q], seed, root, q);
+        blocks_fill(want, counts[me], seed, root, me);
+        status = shmcoll_scatterv(team, send, counts, displs, recv, counts[me], root);
+    }
+    team_cases_status_check(team, status, desc);
+    const size_t checked = kind == 2 ? counts[me] : (kind == 1 && me != root) ? 0 : rspan;
+    check_bytes(recv, want, checked, "receive buffer", desc);
+    /* with every exposed buffer in a heap, single-copy through mappings (a peer that reads or
+     * writes maps an arena, unless the mapping is off); gatherv and scatterv move their blocks
+     * below SHMCOLL_CMA_MIN through slots, in the same step (their one-step rows) */
+    const int exposed_in_heaps =
+        (kind ? member_in_heap(config, root) : config == ALL) && (!kind || b >= team->cma_min);
+    if (team->heap && exposed_in_heaps && strcmp(team->last_algo, "single-copy") &&
+        strcmp(team->last_algo, "one-step") && team->cma != SHMCOLL_CMA_OFF)
+        team_cases_fail("%s: took %s, not single-copy", desc, team->last_algo);
+    const shmcoll_heap_peer_stats_t after = peer_stats();
+    const int copies_here = kind == 0 || me != root;
+    if (team->heap && exposed_in_heaps && mapped_run() && copies_here &&
+        after.maps + after.hits == before.maps + before.hits)
+        team_cases_fail("%s: no peer arena mapped", desc);
+    release(send), release(recv), free(want);
+}
+
 /* ---- Reductions --------------------------------------------------------------------------- */
 
 enum { K_ALLREDUCE, K_REDUCE, K_REDUCE_SCATTER_BLOCK, K_REDUCE_SCATTER };
@@ -325,7 +393,11 @@ static int body(shmcoll_team_t *team, void *arg) {
             for (int in_place = 0; in_place < 2; in_place++)
                 for (int v = 0; v < 2; v++) case_allgather(team, b, v, in_place, config, seed++);
             case_alltoall(team, b, config, seed++);
+            for (int kind = 0; kind < 3; kind++)
+                case_v(team, kind, b, roots[(size_t)kind % (size_t)nroots], config, seed++);
         }
+        for (int kind = 1; kind < 3; kind++) /* blocks single-copy in the one-step rows */
+            case_v(team, kind, team->cma_min + 3, roots[nroots - 1], config, seed++);
         team_cases_set_group(1);
         static const size_t counts[] = {7, 40000};
         for (size_t s = 0; s < sizeof counts / sizeof counts[0]; s++) {
