@@ -2,8 +2,8 @@
 """Checks the structure of src/ from its own #include lines.
 
 1. Layers: a file may include only headers of its own layer or of layers below it:
-       base < {kernels, patterns, shm, topo} < core < coll < select < group < mpi
-   (the four in braces are siblings: none includes another).
+       base < {heap, kernels, patterns, shm, topo} < core < coll < select < group < mpi
+   (the five in braces are siblings: none includes another).
 2. No cycle between modules, a module being a .c file and its .h (src/x/y.c with src/x/y.h):
    module A depends on module B when A's .c or .h includes B's .h.
 Prints every violation and exits 1 if there is any; prints a one-line summary otherwise."""
@@ -11,7 +11,7 @@ import os
 import re
 import sys
 
-RANK = {"base": 0, "kernels": 1, "patterns": 1, "shm": 1, "topo": 1,
+RANK = {"base": 0, "heap": 1, "kernels": 1, "patterns": 1, "shm": 1, "topo": 1,
         "core": 2, "coll": 3, "select": 4, "group": 5, "mpi": 6}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/([A-Za-z0-9_]+)\.h"', re.M)
 

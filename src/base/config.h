@@ -75,7 +75,20 @@
     X(cma_min, "SHMCOLL_CMA_MIN", SIZE, "128k",                                                    \
       "smallest block that moves single-copy (below it, copy-in/copy-out through shared slots)")   \
     X(cma_max, "SHMCOLL_CMA_MAX", SIZE, "1M",                                                      \
-      "largest block of allgather and alltoall that moves single-copy with SHMCOLL_CMA=auto")
+      "largest block of allgather and alltoall that moves single-copy with SHMCOLL_CMA=auto")      \
+    X(heap, "SHMCOLL_HEAP", STRING, "alloc-mem",                                                   \
+      "shared heap that peers map (single copy without a kernel module): alloc-mem = the memory "  \
+      "of MPI_Alloc_mem; malloc = also large malloc/calloc/realloc/aligned allocations; off")      \
+    X(heap_threshold, "SHMCOLL_HEAP_THRESHOLD", SIZE, "128k",                                      \
+      "SHMCOLL_HEAP=malloc: smallest allocation served from the shared heap")                      \
+    X(heap_min, "SHMCOLL_HEAP_MIN", SIZE, "128k",                                                  \
+      "smallest message for which a collective agrees whether every buffer is in a shared heap "   \
+      "(then each block moves once)")                                                              \
+    X(heap_cache, "SHMCOLL_HEAP_CACHE", INT, "64",                                                 \
+      "peers' heap arenas a process keeps mapped (least recently used unmapped beyond); 0: "       \
+      "never map, copy with cross-memory attach")                                                  \
+    X(heap_arena, "SHMCOLL_HEAP_ARENA", SIZE, "1G",                                                \
+      "address space each shared-heap arena reserves and grows its file inside")
 
 /* The C type of a knob of each kind. */
 #define SHMCOLL_KNOB_TYPE_BOOL    int

@@ -254,12 +254,14 @@ shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_task_t *task, coll_single_t
 /* One step in which `root` (or, with COLL_ALL, every member) publishes a number in its inline
  * area; a->result is then the root's number, or the maximum over all members. Used by the
  * v-variants, where only some members know how many rounds the collective takes. Resumable, as
- * collect_round; `a` zeroed before the first call. */
+ * collect_round; `a` zeroed before the first call. a->flags, set by the caller before the first
+ * call, rides along: the root's, or the OR over all members. */
 typedef struct coll_agree {
     int pc;
     int r;
     uint64_t step;
     uint64_t result;
+    uint64_t flags;
 } coll_agree_t;
 
 shmcoll_status_t shmcoll_coll_agree_max(shmcoll_task_t *task, coll_agree_t *a, uint64_t mine,

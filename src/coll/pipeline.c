@@ -2,6 +2,21 @@
  * init, the v-variants' agreement on the longest block (after which the call moves single-copy or
  * in rounds), and the root's or every member's filling of one piece per destination. */
 #include "coll/coll_internal.h"
+#include "coll/heap.h"
+
+/* A flag of what a member brings to the agreement: the buffer it would expose single-copy
+ * (gatherv: the root's receive buffer; scatterv: the root's send buffer; alltoallv: every send
+ * buffer) does not lie in a shared heap the team may map (coll/heap.h). The agreed flags then
+ * tell whether any does not; where none, blocks of any length move single-copy, through the
+ * owners' mapped arenas, at memory speed. */
+#define OUTSIDE_HEAP 1
+
+static int exposed_in_heap(const shmcoll_task_t *task) {
+    const shmcoll_coll_args_t *a = task->args;
+    shmcoll_heap_ref_t ref;
+    shmcoll_coll_heap_locate(task, a->kind == SHMCOLL_KIND_GATHERV ? a->recvbuf : a->sendbuf, &ref);
+    return ref.nonce != 0;
+}
 
 void shmcoll_coll_pipeline_init(shmcoll_task_t *task, coll_pipeline_t *s,
                                 const coll_bytes_t *blocks, int root, coll_pipeline_plan_fn plan) {
@@ -17,16 +32,22 @@ void shmcoll_coll_pipeline_init(shmcoll_task_t *task, coll_pipeline_t *s,
         plan(task, s, task->args->count);
         return;
     }
-    if (root == COLL_ALL || root == me)
+    if (root == COLL_ALL || root == me) {
         for (int r = 0; r < task->ch->size; r++)
             if (r != me && coll_bytes_count(blocks, r) > s->mine_longest)
                 s->mine_longest = coll_bytes_count(blocks, r);
+        if (!exposed_in_heap(task)) s->agree.flags = OUTSIDE_HEAP;
+    }
 }
 
 shmcoll_status_t shmcoll_coll_pipeline_agree(shmcoll_task_t *task, coll_pipeline_t *s, int root,
                                              int may_single, coll_pipeline_plan_fn plan) {
     SHMCOLL_CHECK(shmcoll_coll_agree_max(task, &s->agree, s->mine_longest, root));
-    s->single = may_single && coll_single_copy(task->team, root != COLL_ALL, s->agree.result);
+    const shmcoll_team_t *team = task->team;
+    const int in_heaps = !(s->agree.flags & OUTSIDE_HEAP);
+    s->single = may_single && (coll_single_copy(team, root != COLL_ALL, s->agree.result) ||
+                               (in_heaps && team->heap && team->cma != SHMCOLL_CMA_OFF &&
+                                s->agree.result >= team->heap_min));
     if (s->single)
         task->algo = "single-copy";
     else

@@ -59,7 +59,16 @@ struct shmcoll_pattern_radix;
 typedef struct shmcoll_task_params {
     int radix;                                   /* k-nomial trees */
     const struct shmcoll_pattern_radix *factors; /* multi-radix: NULL for the default one */
+    /* A wrapping row (select/registry.h) and its inner algorithm: the row it runs, in the same
+     * task, when the call does not qualify for it; its state is task->state, the wrapper's its
+     * own (task->wrapper). A wrapping row's task carries its inner row's params above. */
+    int wraps;
+    const shmcoll_task_ops_t *inner;
+    const char *inner_name;
 } shmcoll_task_params_t;
+
+/* Bytes of a wrapping row's own state (task->wrapper). */
+#define SHMCOLL_TASK_WRAPPER_BYTES 256
 
 struct shmcoll_task {
     shmcoll_team_t *team;
@@ -93,6 +102,7 @@ struct shmcoll_task {
     const shmcoll_flag_t *waiting_flag;
 
     _Alignas(64) unsigned char state[SHMCOLL_TASK_STATE_BYTES];
+    _Alignas(64) unsigned char wrapper[SHMCOLL_TASK_WRAPPER_BYTES];
 };
 
 /* The algorithm's state inside the task, a `type` that must fit it: the check is made here, at

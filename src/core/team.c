@@ -9,7 +9,9 @@
  *      member 0 then unlinks the file, so from here on a crash leaves nothing behind.
  * Exchange 1 also carries the address of a random word in every member's memory: each member
  * tries to read every other's with cross-memory attach, and exchange 3 agrees whether all could,
- * which decides whether the team may move blocks single-copy (shm/cma.h).
+ * which decides whether the team may move blocks single-copy (shm/cma.h). Likewise each member's
+ * heap probe file (heap/pidfd.h): exchange 3 agrees whether every member could fetch every other
+ * member's, which decides whether collectives may map the members' shared-heap arenas.
  * Exchange 1 carries as well what each member's shared-memory budget grants the team
  * (core/budget.h): member 0 shrinks the chunk until the team costs no member more than the
  * smallest grant, or refuses the team when not even the smallest chunk fits, and every member
@@ -21,6 +23,8 @@
 #include "core/budget.h"
 #include "core/team_topo.h"
 #include "base/log.h"
+#include "heap/heap.h"
+#include "heap/pidfd.h"
 #include "kernels/nt_policy.h"
 #include "shm/cma.h"
 #include "topo/cpus.h"
@@ -39,14 +43,17 @@ typedef struct member_info {
     cpu_set_t affinity;
     uint64_t nonce[2];
     uintptr_t cma_probe; /* address of the member's team->cma_probe, which holds nonce[0] */
-    size_t grant;        /* what the member's budget grants the team (core/budget.h) */
+    int heap_fd;         /* the member's heap probe file (heap/pidfd.h), -1: no heap */
+    uint64_t heap_inode;
+    size_t grant; /* what the member's budget grants the team (core/budget.h) */
     shmcoll_topo_place_t place;
 } member_info_t;
 
 /* What every member reports at the end of setup. */
 typedef struct setup_result {
     int attached;
-    int cma; /* shmcoll_cma_use_t asked for, OFF if this member cannot read every other's word */
+    int cma;  /* shmcoll_cma_use_t asked for, OFF if this member cannot read every other's word */
+    int heap; /* this member can fetch every other member's heap probe file */
 } setup_result_t;
 
 shmcoll_cma_use_t shmcoll_team_cma_asked(const char *text) {
@@ -55,6 +62,15 @@ shmcoll_cma_use_t shmcoll_team_cma_asked(const char *text) {
     if (!strcmp(text, "off")) return SHMCOLL_CMA_OFF;
     shmcoll_log_warn("SHMCOLL_CMA=%s is not auto, all or off; using auto", text);
     return SHMCOLL_CMA_AUTO;
+}
+
+/* Whether this member can fetch every other member's heap probe file (heap/pidfd.h). */
+static int probe_heap(const member_info_t *members, int size, int rank) {
+    for (int r = 0; r < size; r++)
+        if (r != rank &&
+            !shmcoll_heap_pidfd_probe(members[r].pid, members[r].heap_fd, members[r].heap_inode))
+            return 0;
+    return 1;
 }
 
 /* Whether this member can read every other member's probe word. */
@@ -253,6 +269,8 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     if (shmcoll_shm_segment_random(mine.nonce) != SHMCOLL_OK) local_ok = 0;
     team->cma_probe = mine.nonce[0];
     mine.cma_probe = (uintptr_t)&team->cma_probe;
+    const int heap_asked = size > 1 && shmcoll_heap_mode() != SHMCOLL_HEAP_OFF;
+    mine.heap_fd = heap_asked ? shmcoll_heap_pidfd_probe_target(&mine.heap_inode) : -1;
     /* What the team would cost at the configured chunk; a member that cannot take part grants
      * nothing, which fails no one: the team fails on its local_ok anyway. */
     size_t full_bytes;
@@ -338,6 +356,7 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     const shmcoll_cma_use_t asked = shmcoll_team_cma_asked(config->cma);
     setup_result_t result = {.attached = local_ok, .cma = asked};
     if (asked != SHMCOLL_CMA_OFF && !probe_cma(members, size, rank)) result.cma = SHMCOLL_CMA_OFF;
+    result.heap = heap_asked && probe_heap(members, size, rank);
     int exchange_failed = bs->allgather(bs->ctx, &result, results, sizeof result);
     shmcoll_shm_segment_unlink(&team->segment);
     if (exchange_failed) unlink(path); /* member 0 may have died before it could */
@@ -347,10 +366,13 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     }
     /* The least any member asks for or can do. */
     team->cma = size > 1 ? SHMCOLL_CMA_ALL : SHMCOLL_CMA_OFF;
+    team->heap = heap_asked;
     for (int r = 0; r < size; r++) {
         if (!results[r].attached) status = SHMCOLL_ERR_SYSTEM;
         if (results[r].cma < (int)team->cma) team->cma = (shmcoll_cma_use_t)results[r].cma;
+        team->heap &= results[r].heap;
     }
+    team->heap_min = config->heap_min;
     if (status != SHMCOLL_OK) goto fail;
     team->cma_min = config->cma_min;
     team->cma_max = config->cma_max;
@@ -368,7 +390,7 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     shmcoll_log_verbose(
         "team of %d ranks on %d cpus%s: segment %zu bytes, %d lane(s), chunk %zu, usable "
         "cache %zu bytes%s, memory copy loop above %zu bytes, single-copy %s "
-        "from %zu bytes%s",
+        "from %zu bytes%s, shared heaps %s",
         size, team->ncpus, team->oversubscribed ? " (oversubscribed: yielding)" : "",
         offers[0].bytes, team->nlanes, offers[0].chunk, team->usable_cache,
         team->bandwidth_bound ? "" : " (too few cores to stream)", team->memory_copy_min,
@@ -378,7 +400,10 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
         team->cma_min,
         team->cma == SHMCOLL_CMA_OFF && asked != SHMCOLL_CMA_OFF
             ? " (cross-memory attach refused by the kernel)"
-            : "");
+            : "",
+        team->heap   ? "mapped"
+        : heap_asked ? "off (pidfd_getfd refused)"
+                     : "off");
     team->budget_held = grant;
     shmcoll_budget_note(SHMCOLL_BUDGET_MADE);
     if (offers[0].chunk < round_chunk(config->chunk)) shmcoll_budget_note(SHMCOLL_BUDGET_SHRUNK);
@@ -405,6 +430,10 @@ void shmcoll_team_share_cpus(shmcoll_team_t *team) {
 
 void shmcoll_team_destroy(shmcoll_team_t *team) {
     if (!team) return;
+    /* Nothing of a member that died stays mapped here (heap/peer.h). */
+    for (int r = 0; team->heap && r < team->size; r++)
+        if (r != team->rank && !shmcoll_shm_process_alive(team->pids[r]))
+            shmcoll_heap_peer_forget(team->pids[r]);
     shmcoll_budget_give(team->budget_held);
     shmcoll_budget_note(SHMCOLL_BUDGET_ENDED);
     team_free(team);

@@ -100,6 +100,12 @@ typedef struct shmcoll_team {
     size_t cma_max;
     uint64_t cma_probe; /* a random word the others read at setup to test the permission */
 
+    /* Single copy through shared heaps (heap/heap.h, docs/HEAP.md): every member can map every
+     * other member's heap arenas (probed at setup) and SHMCOLL_HEAP is not off. Collectives of
+     * at least heap_min bytes then agree whether all their buffers lie in heaps. */
+    int heap;
+    size_t heap_min;
+
     /* Counters of the collectives done on the team (each task keeps its own): bytes loaded and
      * stored by this member's copy and reduce kernels, and the algorithm of the last one. */
     uint64_t dav;

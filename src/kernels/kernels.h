@@ -100,6 +100,14 @@ const char *shmcoll_kernel_copy_loop_name(void);
  * memcpy where shmcoll_kernel_copy is memcpy. */
 void shmcoll_kernel_copy_memory(void *dst, const void *src, size_t bytes);
 
+/* A copy from memory to memory whose destination is not read again soon, with the stores this
+ * process measured faster on its first large copies (copy_measured.c): streaming or temporal.
+ * Same results as shmcoll_kernel_copy; ends with a store fence when it streamed. */
+void shmcoll_kernel_copy_measured(void *dst, const void *src, size_t bytes);
+
+/* What shmcoll_kernel_copy_measured chose: "streaming", "temporal" or "undecided". */
+const char *shmcoll_kernel_copy_measured_choice(void);
+
 /* ---- Non-temporal (streaming) stores: YHCCL section 4; nt_policy.h decides when. ---------- */
 
 /* Non-temporal copy, for a destination that will not be read again soon: the whole cache lines

@@ -8,6 +8,7 @@
 #include "mpi/comm_state.h"
 #include "mpi/datatype.h"
 #include "mpi/footprint.h"
+#include "mpi/heap_report.h"
 #include "mpi/op.h"
 #include "mpi/stats.h"
 
@@ -88,6 +89,7 @@ SHMCOLL_API int MPI_Finalize(void) {
     if ((!config->disable || config->stats) && shmcoll_mpi_init_ensure()) {
         for (int i = 0; i < finalize_hooks; i++) finalize_hook[i]();
         if (config->stats) shmcoll_mpi_stats_report();
+        if (config->stats) shmcoll_mpi_heap_report();
         if (config->stats) shmcoll_mpi_footprint_report();
         shmcoll_mpi_comm_state_finalize();
         atomic_store_explicit(&ready, 0, memory_order_release);

@@ -42,6 +42,7 @@ static void entry_name(int entry, char *name, size_t len) {
 }
 
 static _Atomic uint64_t handled_calls, fallback_calls;
+static _Atomic uint64_t heap_calls; /* operations that took the heap path ("heap") */
 static struct {
     _Atomic uint64_t calls, bytes, dav, net, starts;
     struct {
@@ -89,6 +90,11 @@ void shmcoll_mpi_stats_record(shmcoll_mpi_coll_t coll_, shmcoll_mpi_form_t form,
     }
     add(&colls[coll].bytes, bytes);
     count_algo(coll, algo ? algo : "unknown");
+    if (algo && !strcmp(algo, "heap")) add(&heap_calls, 1);
+}
+
+uint64_t shmcoll_mpi_stats_heap_calls(void) {
+    return atomic_load(&heap_calls);
 }
 
 int shmcoll_mpi_stats_inter_payload(shmcoll_mpi_coll_t coll) {

@@ -75,4 +75,7 @@ void shmcoll_mpi_stats_record_init(shmcoll_mpi_coll_t coll, const shmcoll_mpi_co
 /* Collective over MPI_COMM_WORLD: sums every rank's counters and prints them at rank 0. */
 void shmcoll_mpi_stats_report(void);
 
+/* Operations this rank counted that took the heap path (algorithm "heap"; heap_report.c). */
+uint64_t shmcoll_mpi_stats_heap_calls(void);
+
 #endif

@@ -5,6 +5,7 @@
 #include "select/registry.h"
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
+#include "coll/heap.h"
 #include "patterns/knomial.h"
 #include "select/cost.h"
 
@@ -250,6 +251,33 @@ static int scatterv_one_step_supports(const shmcoll_select_args_t *a,
     return t->cma != SHMCOLL_CMA_OFF && t->cma_min <= coll_piece_per_member(t->chunk, t->size);
 }
 
+/* ---- shared heaps ---- */
+
+/* The heap rows (coll/heap.h): where the members may map each other's heaps, from
+ * SHMCOLL_HEAP_MIN bytes, every call first agrees in one step whether all its buffers lie in
+ * heaps, then moves each block once (DAV 2 bytes per byte moved; reductions read their inputs in
+ * place: 3s(p-1), allreduce s(5p-5)), else runs the row the selector picks without them, in the
+ * same task. No cost model: preferred where they apply, after the single-copy rows (which map
+ * heap buffers themselves, without an agreement step). */
+static int heap_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    return t->heap && a->bytes >= t->heap_min;
+}
+
+static int heap_alltoall_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    return !a->in_place && heap_supports(a, t);
+}
+
+/* Reductions fold through two halves of a slot; reduce_scatter's result would overwrite inputs
+ * still being read when in place. */
+static int heap_reduce_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    const int scatters =
+        a->kind == SHMCOLL_KIND_REDUCE_SCATTER || a->kind == SHMCOLL_KIND_REDUCE_SCATTER_BLOCK;
+    return heap_supports(a, t) && a->extent <= t->chunk / 2 && !(scatters && a->in_place);
+}
+
+#define HEAP_ROW(kinds, supports, description)                                                     \
+    { kinds, "heap", description, supports, NULL, &shmcoll_coll_heap_ops, {.wraps = 1}, 0 }
+
 #define KINDS2(a, b) (SHMCOLL_KIND_BIT(SHMCOLL_KIND_##a) | SHMCOLL_KIND_BIT(SHMCOLL_KIND_##b))
 #define KIND(a)      SHMCOLL_KIND_BIT(SHMCOLL_KIND_##a)
 
@@ -286,6 +314,8 @@ static const shmcoll_algo_t registry[] = {
      &shmcoll_coll_barrier_hier_ops,
      {0},
      0},
+    HEAP_ROW(KIND(BCAST), heap_supports,
+             "buffers in shared heaps: members read the root's buffer, the root writes a share"),
     {KIND(BCAST),
      "pipeline",
      "root streams chunks through its double-buffered slots, members copy out (inline <= 64 B)",
@@ -318,6 +348,9 @@ static const shmcoll_algo_t registry[] = {
      &shmcoll_coll_bcast_single_ops,
      {0},
      0},
+    HEAP_ROW(KINDS2(REDUCE, ALLREDUCE) | KINDS2(REDUCE_SCATTER, REDUCE_SCATTER_BLOCK),
+             heap_reduce_supports,
+             "buffers in shared heaps: member j folds block j straight from all inputs"),
     {KINDS2(REDUCE, ALLREDUCE),
      "flat",
      "one sync: all copy in, who needs the result folds all",
@@ -422,6 +455,8 @@ static const shmcoll_algo_t registry[] = {
      &shmcoll_coll_allgather_single_ops,
      {0},
      0},
+    HEAP_ROW(KINDS2(ALLGATHER, ALLGATHERV), heap_supports,
+             "buffers in shared heaps: each block read once, written into every buffer"),
     {KINDS2(ALLGATHER, ALLGATHERV),
      "pipeline",
      "per round: copy own piece in, copy the others' out from the right-hand neighbour on",
@@ -446,6 +481,8 @@ static const shmcoll_algo_t registry[] = {
      &shmcoll_coll_rooted_single_ops,
      {0},
      0},
+    HEAP_ROW(KIND(GATHER), heap_supports,
+             "buffers in shared heaps: members write their blocks into the root's buffer"),
     {KIND(GATHER),
      "pipeline",
      "senders copy pieces in, the root copies them out",
@@ -470,6 +507,8 @@ static const shmcoll_algo_t registry[] = {
      &shmcoll_coll_rooted_single_ops,
      {0},
      0},
+    HEAP_ROW(KIND(SCATTER), heap_supports,
+             "buffers in shared heaps: members read their blocks from the root's buffer"),
     {KIND(SCATTER),
      "pipeline",
      "the root fills one piece per member, members copy theirs out",
@@ -496,6 +535,8 @@ static const shmcoll_algo_t registry[] = {
      &shmcoll_coll_alltoall_single_ops,
      {0},
      0},
+    HEAP_ROW(KIND(ALLTOALL), heap_alltoall_supports,
+             "buffers in shared heaps: each block read from its sender's buffer once"),
     {KIND(ALLTOALL),
      "rotated",
      "per round: fill one piece per destination, collect from r+1, r+2, ... (KNEM-coll)",

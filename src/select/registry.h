@@ -30,6 +30,10 @@ typedef struct shmcoll_algo {
      * single-copy and one-step rows: measured faster wherever they apply, see their rows). */
     double (*cost)(const shmcoll_select_args_t *args, const shmcoll_select_team_t *team);
     const shmcoll_task_ops_t *ops; /* NULL: the MPI library's own algorithm (@mpi), or a form */
+    /* params.wraps: a wrapping row (the heap rows): its task first agrees whether the call
+     * qualifies (every buffer in a shared heap) and otherwise runs the row the selector picks
+     * without wrapping rows, in the same task (params.inner, set per call by
+     * select/team_coll.c). */
     shmcoll_task_params_t params;
     /* 0: an algorithm of a node team (or @mpi). Else a form of a collective across nodes (its
      * number, which group/ interprets): chosen only by a tuning rule, for communicators that

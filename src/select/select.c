@@ -17,6 +17,9 @@ typedef struct select_state {
     shmcoll_select_team_t team;
     shmcoll_tune_t tune;
     select_table_t *tables[SHMCOLL_KIND_COUNT];
+    /* The choices of the same team without its wrapping rows (team.heap 0): what a wrapping
+     * row runs when its call does not qualify (select.h). Made on first use. */
+    struct select_state *inner;
 } select_state_t;
 
 /* The first row without a cost model that supports the call, in registry order, or NULL. Such
@@ -100,11 +103,15 @@ void shmcoll_select_describe(shmcoll_team_t *team, shmcoll_select_team_t *out) {
     out->socket_groups = shmcoll_team_socket_groups(&team->hiers);
     out->cma_min = team->cma_min;
     out->cma_max = team->cma_max;
+    out->heap = team->heap;
+    out->heap_min = team->heap_min;
 }
 
 static void state_free(void *state) {
     select_state_t *s = state;
+    if (!s) return;
     for (int k = 0; k < SHMCOLL_KIND_COUNT; k++) free(s->tables[k]);
+    state_free(s->inner);
     free(s);
 }
 
@@ -147,6 +154,27 @@ const shmcoll_algo_t *shmcoll_select_for_team(shmcoll_team_t *team,
     state->last_args = *args;
     state->last_algo = algo;
     return algo;
+}
+
+const shmcoll_algo_t *shmcoll_select_inner_for_team(shmcoll_team_t *team,
+                                                    const shmcoll_select_args_t *args) {
+    select_state_t *state = state_of(team);
+    if (state && !state->inner && (state->inner = calloc(1, sizeof *state->inner))) {
+        state->inner->team = state->team;
+        state->inner->team.heap = 0;
+        state->inner->tune = state->tune;
+    }
+    if (!state || !state->inner) {
+        shmcoll_select_team_t described;
+        shmcoll_select_describe(team, &described);
+        described.heap = 0;
+        return shmcoll_select(args, &described, shmcoll_tune_current());
+    }
+    state = state->inner;
+    if (state->last_algo && same_call(args, &state->last_args)) return state->last_algo;
+    state->last_algo = choose(state, args);
+    state->last_args = *args;
+    return state->last_algo;
 }
 
 /* The tuning rules' choice, else the table's. */

@@ -35,6 +35,8 @@ typedef struct shmcoll_select_team {
     int socket_groups;     /* sockets the team spans with equal members each (2+), else 0 */
     size_t cma_min;        /* ... for blocks of at least this many bytes */
     size_t cma_max;        /* ... and, for allgather and alltoall under auto, at most this many */
+    int heap;              /* members may map each other's shared-heap arenas (core/team.h) */
+    size_t heap_min;       /* ... for calls of at least this many bytes */
 } shmcoll_select_team_t;
 
 #endif

@@ -60,6 +60,14 @@ static shmcoll_status_t prepare(shmcoll_team_t *team, const shmcoll_coll_args_t 
     task->ops = algo->ops;
     task->params = algo->params;
     task->algo = algo->name;
+    if (algo->params.wraps) { /* what runs when the call does not qualify for it */
+        const shmcoll_algo_t *inner = shmcoll_select_inner_for_team(team, &select);
+        if (!inner || !inner->ops || !shmcoll_algo_serves(inner, args->kind))
+            return SHMCOLL_ERR_NOT_SUPPORTED;
+        task->params = inner->params; /* the inner row's variant: the wrapper has none */
+        task->params.inner = inner->ops;
+        task->params.inner_name = inner->name;
+    }
     return SHMCOLL_OK;
 }
 

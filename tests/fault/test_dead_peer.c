@@ -123,7 +123,6 @@ int main(void) {
          ALLTOALL, single_copy},
         {"barrier, rank 3 dies right after team creation", 3, KILLED_AT_START, ALLREDUCE, NULL},
     };
-    static const int allowed[] = {SHMCOLL_ERR_PEER_DEAD, SHMCOLL_ERR_TIMEOUT};
     int failures = 0;
     unsetenv("SHMCOLL_TIMEOUT"); /* the default 300 s: only the liveness check can be fast */
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
@@ -134,16 +133,7 @@ int main(void) {
                                     .timeout_s = 60.0,
                                     .monitor = monitor,
                                     .env = sc->env};
-        char victim[16];
-        snprintf(victim, sizeof victim, "rank %d", sc->victim);
-        const char *const must[] = {victim, NULL};
-        const fault_expect_t expect = {.victim = sc->victim,
-                                       .signal = SIGKILL,
-                                       .allowed = allowed,
-                                       .n_allowed = 2,
-                                       .must_contain = must,
-                                       .max_latency_s = 10.0};
-        failures += fault_run_scenario("test_dead_peer", sc->name, &spec, &expect);
+        failures += fault_run_killed("test_dead_peer", sc->name, &spec, sc->victim);
     }
     return failures != 0;
 }

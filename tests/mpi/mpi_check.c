@@ -143,19 +143,31 @@ void check_expect_share(check_coll_t coll, MPI_Comm comm, int handled, uint64_t 
     check_expect_bytes(coll, comm, handled, 0);
 }
 
+static uint64_t heap_ops;
+static int heap_tallied;
+
+void check_expect_heap(MPI_Comm comm, int taken) {
+    int rank;
+    PMPI_Comm_rank(comm, &rank);
+    heap_tallied = 1;
+    if (rank == 0 && taken) heap_ops++;
+}
+
 int check_finish(const char *test_name) {
     long total_failures = 0, mine_failures = failures;
-    uint64_t mine[2 + 3 * CHECK_COLL_COUNT], sum[2 + 3 * CHECK_COLL_COUNT];
+    uint64_t mine[3 + 3 * CHECK_COLL_COUNT], sum[3 + 3 * CHECK_COLL_COUNT];
     mine[0] = handled_ops;
     mine[1] = fallback_ops;
-    memcpy(mine + 2, tally, sizeof tally);
-    PMPI_Reduce(mine, sum, 2 + 3 * CHECK_COLL_COUNT, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    mine[2] = heap_ops;
+    memcpy(mine + 3, tally, sizeof tally);
+    PMPI_Reduce(mine, sum, 3 + 3 * CHECK_COLL_COUNT, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     PMPI_Allreduce(&mine_failures, &total_failures, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (check_rank == 0) {
         printf("expect: handled=%llu fellback=%llu\n", (unsigned long long)sum[0],
                (unsigned long long)sum[1]);
+        if (heap_tallied) printf("expect: heap calls=%llu\n", (unsigned long long)sum[2]);
         for (int coll = 0; coll < CHECK_COLL_COUNT; coll++) {
-            const uint64_t *t = sum + 2 + 3 * coll;
+            const uint64_t *t = sum + 3 + 3 * coll;
             if (t[0])
                 printf("expect: %s calls=%llu bytes=%llu pmpi=%llu\n", coll_names[coll],
                        (unsigned long long)t[0], (unsigned long long)t[1],

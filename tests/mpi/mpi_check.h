@@ -61,6 +61,11 @@ void check_expect_bytes(check_coll_t coll, MPI_Comm comm, int handled, uint64_t 
  * the call itself is tallied by the counting rank. */
 void check_expect_share(check_coll_t coll, MPI_Comm comm, int handled, uint64_t share);
 
+/* Tallies (on the counting rank of `comm`) one operation that must take the shared-heap path
+ * (`taken`) or must not; a test that calls this prints "expect: heap calls=N", which run_mpi.py
+ * compares with the library's heap line. */
+void check_expect_heap(MPI_Comm comm, int taken);
+
 /* Agrees on failures, prints the expectations and PASS/FAIL at rank 0, calls MPI_Finalize;
  * returns the process exit status. */
 int check_finish(const char *test_name);

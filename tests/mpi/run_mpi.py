@@ -7,12 +7,13 @@ variables for the ranks, including LD_PRELOAD, are passed through the launcher s
 launcher itself runs without them. Every run gets a private segment directory (SHMCOLL_SHM_DIR),
 which must be empty afterwards: a run that leaves a shared segment behind fails. Runs set
 SHMCOLL_COLLS_THRESHOLD=1 (shared memory from a communicator's first collective) unless --env
-says otherwise.
+says otherwise, and pass SHMCOLL_HEAP on from the environment (--env overrides it).
 
 Checks, by option:
   (default)           exit status 0 and a "PASS" line from the program
   --check-stats       runs with SHMCOLL_STATS=1 and compares the library's statistics lines with
-                      the "expect:" lines the program printed (see tests/mpi/mpi_check.h)
+                      the "expect:" lines the program printed (see tests/mpi/mpi_check.h), the
+                      shared heap's line too when the program said how many calls took it
   --disabled          with --check-stats: SHMCOLL_DISABLE=1 is set, so nothing may be handled
   --all-fallback      with --check-stats: nothing may be handled (e.g. shared memory unavailable)
   --expect-failure    the job must fail (non-zero exit), within --max-seconds
@@ -49,6 +50,8 @@ COLL_RE = re.compile(
 EXPECT_HANDLED_RE = re.compile(r"^expect: handled=(\d+) fellback=(\d+)$")
 EXPECT_COLL_RE = re.compile(r"^expect: (\w+) calls=(\d+) bytes=(\d+) pmpi=(\d+)$")
 EXPECT_DAV_RE = re.compile(r"^expect: (\w+) dav>=(\d+) dav<=(\d+)$")
+HEAP_RE = re.compile(r"^shmcoll: heap: mode=\S+ calls=(\d+) ")
+EXPECT_HEAP_RE = re.compile(r"^expect: heap calls=(\d+)$")
 
 
 CLUSTER_SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir,
@@ -143,6 +146,13 @@ def check_stats(stdout_lines, stderr_lines, disabled):
             expect_dav[m.group(1)] = (int(m.group(2)), int(m.group(3)))
     if expect_handled is None:
         return ["the program printed no 'expect:' lines"]
+    # Operations that took the shared-heap path (the program may say how many it expects).
+    expect_heap = [int(m.group(1)) for m in map(EXPECT_HEAP_RE.match, stdout_lines) if m]
+    heap = [int(m.group(1)) for m in map(HEAP_RE.match, stderr_lines) if m]
+    if expect_heap:
+        want_heap = 0 if disabled else expect_heap[-1]
+        if heap != [want_heap]:
+            errors.append(f"heap calls {heap or 'not reported'}, expected {want_heap}")
     if disabled:
         expect_handled = (0, expect_handled[0] + expect_handled[1])
         for e in expect_colls.values():
@@ -230,6 +240,10 @@ def main():
     # memory from a communicator's first collective (the library waits for its fifth), so that
     # the tests see every call served; a test of the threshold sets it with --env.
     env = {"SHMCOLL_SHM_DIR": shm_dir, "SHMCOLL_TUNE_DIR": shm_dir, "SHMCOLL_COLLS_THRESHOLD": "1"}
+    # Where the buffers come from (SHMCOLL_HEAP=malloc: every large allocation from the shared
+    # heap) is the caller's to choose for every test (make test sets it for one MPI library).
+    if os.environ.get("SHMCOLL_HEAP"):
+        env["SHMCOLL_HEAP"] = os.environ["SHMCOLL_HEAP"]
     if args.check_stats:
         env["SHMCOLL_STATS"] = "1"
     if args.disabled:

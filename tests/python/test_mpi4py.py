@@ -1,11 +1,12 @@
 """shmcoll under mpi4py: Allreduce, Reduce, Bcast and Barrier on buffers (array module, no
-numpy), their non-blocking forms (Iallreduce, Ibcast, completed by Wait and Waitall) and, where
+numpy, and MPI.Alloc_mem's, which come from shmcoll's shared heap), their non-blocking forms (Iallreduce, Ibcast, completed by Wait and Waitall) and, where
 the library has them, the persistent Allreduce_init (Start, Wait), checked against values computed
 locally. Rank 0 prints the "expect:" lines of the
 SHMCOLL_STATS check (each operation once, as the library counts it) and a PASS/FAIL line; the
 driver, run_mpi4py.py, compares them with the library's statistics. With an MPI-4 library
 mpi4py calls the large-count entry points (MPI_Allreduce_c, ...), so this reaches them too."""
 import array
+import os
 import sys
 
 from mpi4py import MPI
@@ -59,6 +60,22 @@ for n in (1, 7, 1000, 300000):
         expect("bcast", 4 * n)
         check(list(buf) == [value(root, i) for i in range(n)], f"Bcast n={n} root={root}")
 
+# Buffers from MPI.Alloc_mem: shmcoll serves them from its shared heap, where the allreduce moves
+# each block once (the heap path, counted in the heap line of the statistics).
+heap_calls = 0
+n = 300000
+smem, rmem = MPI.Alloc_mem(8 * n), MPI.Alloc_mem(8 * n)
+sview, rview = memoryview(smem).cast("B").cast("d"), memoryview(rmem).cast("B").cast("d")
+for i in range(n):
+    sview[i] = float(value(rank, i))
+comm.Allreduce([smem, MPI.DOUBLE], [rmem, MPI.DOUBLE], op=MPI.SUM)
+expect("allreduce", 8 * n)
+heap_calls += size > 1
+check(list(rview) == [float(sum(value(r, i) for r in range(size))) for i in range(n)],
+      "Allreduce on MPI.Alloc_mem buffers")
+sview.release(), rview.release()
+MPI.Free_mem(smem), MPI.Free_mem(rmem)
+
 for n in (1, 1000, 300000):
     send = array.array("d", (float(value(rank, i)) for i in range(n)))
     recv = array.array("d", bytes(8 * n))
@@ -109,6 +126,8 @@ for what in failures[:10]:
 if rank == 0:
     calls = sum(t[0] for t in tally.values())
     print(f"expect: handled={calls} fellback=0")
+    if os.environ.get("SHMCOLL_HEAP", "alloc-mem") == "alloc-mem":  # malloc: array buffers too
+        print(f"expect: heap calls={heap_calls}")
     for coll, (n_calls, n_bytes) in tally.items():
         if n_calls:  # Allreduce_init: not with every library
             print(f"expect: {coll} calls={n_calls} bytes={n_bytes} pmpi=0")

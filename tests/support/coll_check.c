@@ -3,6 +3,7 @@
 
 #include "select/team_coll.h"
 #include "team_harness.h"
+#include "test_buffers.h"
 #include "test_data.h"
 
 #include <stdio.h>
@@ -71,7 +72,7 @@ typedef struct guarded {
 static int guarded_alloc(guarded_t *g, size_t data_bytes, size_t offset) {
     g->offset = offset;
     g->total = offset + data_bytes + GUARD_BYTES;
-    g->mem = aligned_alloc(64, (g->total + 63) / 64 * 64);
+    g->mem = test_buffer_alloc(g->total);
     if (!g->mem) {
         team_harness_log("out of memory for %zu bytes", g->total);
         return 1;
@@ -82,7 +83,7 @@ static int guarded_alloc(guarded_t *g, size_t data_bytes, size_t offset) {
 }
 
 static void guarded_free(guarded_t *g) {
-    free(g->mem);
+    test_buffer_free(g->mem);
     g->mem = NULL;
 }
 

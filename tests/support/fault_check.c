@@ -179,3 +179,17 @@ int fault_run_scenario(const char *test, const char *name, team_harness_spec_t *
            team_harness_now() - start);
     return problems != 0;
 }
+
+int fault_run_killed(const char *test, const char *name, team_harness_spec_t *spec, int victim) {
+    static const int allowed[] = {SHMCOLL_ERR_PEER_DEAD, SHMCOLL_ERR_TIMEOUT};
+    char named[16];
+    snprintf(named, sizeof named, "rank %d", victim);
+    const char *const must[] = {named, NULL};
+    const fault_expect_t expect = {.victim = victim,
+                                   .signal = SIGKILL,
+                                   .allowed = allowed,
+                                   .n_allowed = 2,
+                                   .must_contain = must,
+                                   .max_latency_s = 10.0};
+    return fault_run_scenario(test, name, spec, &expect);
+}

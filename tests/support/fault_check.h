@@ -93,4 +93,8 @@ typedef struct fault_expect {
 int fault_run_scenario(const char *test, const char *name, team_harness_spec_t *spec,
                        const fault_expect_t *expect);
 
+/* The same for a victim killed with SIGKILL: every survivor must fail with PEER_DEAD or TIMEOUT
+ * within 10 s, its error naming "rank <victim>". */
+int fault_run_killed(const char *test, const char *name, team_harness_spec_t *spec, int victim);
+
 #endif

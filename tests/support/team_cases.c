@@ -4,6 +4,7 @@
 
 #include "blocks.h"
 #include "coll_check.h"
+#include "test_buffers.h"
 #include "test_data.h"
 
 #include <stdarg.h>
@@ -87,7 +88,7 @@ int team_cases_status_check(shmcoll_team_t *team, shmcoll_status_t status, const
 
 int team_cases_image_alloc(team_cases_image_t *im, size_t len, size_t misalign) {
     im->total = GUARD + misalign + len + GUARD;
-    im->mem = malloc(im->total);
+    im->mem = test_buffer_alloc(im->total);
     if (!im->mem) {
         team_cases_fail("out of memory for %zu bytes", im->total);
         return 1;
@@ -98,7 +99,7 @@ int team_cases_image_alloc(team_cases_image_t *im, size_t len, size_t misalign) 
 }
 
 void team_cases_image_free(team_cases_image_t *im) {
-    free(im->mem);
+    test_buffer_free(im->mem);
     im->mem = NULL;
 }
 
@@ -148,17 +149,17 @@ int team_cases_image_check(const team_cases_image_t *got, const team_cases_image
 }
 
 unsigned char *team_cases_alloc(size_t n) {
-    unsigned char *buf = malloc(n ? n : 1);
+    unsigned char *buf = test_buffer_alloc(n);
     if (!buf) team_cases_fail("out of memory for %zu bytes", n);
     return buf;
 }
 
 unsigned char *team_cases_send_alloc(size_t n, unsigned char **copy) {
-    unsigned char *buf = malloc(n ? n : 1);
+    unsigned char *buf = test_buffer_alloc(n);
     *copy = malloc(n ? n : 1);
     if (!buf || !*copy) {
         team_cases_fail("out of memory for %zu bytes", n);
-        free(buf), free(*copy);
+        test_buffer_free(buf), free(*copy);
         return *copy = NULL;
     }
     return buf;

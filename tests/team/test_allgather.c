@@ -14,6 +14,7 @@
 #include "select/team_coll.h"
 #include "team_cases.h"
 #include "team_harness.h"
+#include "test_buffers.h"
 #include "test_data.h"
 
 #include <stdio.h>
@@ -51,7 +52,7 @@ static int check_allgather(shmcoll_team_t *team, size_t bytes, int in_place, siz
     failed |= team_cases_send_check(send, copy, bytes, desc);
 out:
     team_cases_image_free(&recv), team_cases_image_free(&want);
-    free(send), free(copy);
+    test_buffer_free(send), free(copy);
     return failed;
 }
 
@@ -85,7 +86,7 @@ static int check_allgatherv(shmcoll_team_t *team, size_t base, int in_place, siz
     failed |= team_cases_send_check(send, copy, counts[me], desc);
 out:
     team_cases_image_free(&recv), team_cases_image_free(&want);
-    free(send), free(copy);
+    test_buffer_free(send), free(copy);
     return failed;
 }
 

@@ -21,6 +21,7 @@
 #include "coll_check.h"
 #include "team_cases.h"
 #include "team_harness.h"
+#include "test_buffers.h"
 #include "test_data.h"
 
 #include <stdatomic.h>
@@ -62,7 +63,7 @@ static int check_alltoall(shmcoll_team_t *team, size_t bytes, int in_place, size
     failed |= team_cases_send_check(send, copy, total, desc);
 out:
     team_cases_image_free(&recv), team_cases_image_free(&want);
-    free(send), free(copy);
+    test_buffer_free(send), free(copy);
     return failed;
 }
 
@@ -123,7 +124,7 @@ static int check_alltoallv(shmcoll_team_t *team, size_t base, int in_place, size
     failed |= team_cases_send_check(send, copy, sspan, desc);
 out:
     team_cases_image_free(&recv), team_cases_image_free(&want);
-    free(send), free(copy);
+    test_buffer_free(send), free(copy);
     return failed;
 }
 
@@ -204,7 +205,7 @@ static int mixed_gather(shmcoll_team_t *team, enum kind kind, size_t base, int r
     failed |= team_cases_send_check(send, copy, counts[me], desc);
 out:
     team_cases_image_free(&recv), team_cases_image_free(&want);
-    free(send), free(copy);
+    test_buffer_free(send), free(copy);
     return failed;
 }
 
@@ -245,7 +246,7 @@ static int mixed_scatter(shmcoll_team_t *team, enum kind kind, size_t base, int 
     failed |= team_cases_send_check(send, copy, span, desc);
 out:
     team_cases_image_free(&recv), team_cases_image_free(&want);
-    free(send), free(copy);
+    test_buffer_free(send), free(copy);
     return failed;
 }
 

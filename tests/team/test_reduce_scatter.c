@@ -21,6 +21,7 @@
 #include "rop.h"
 #include "team_cases.h"
 #include "team_harness.h"
+#include "test_buffers.h"
 #include "test_data.h"
 
 #include <stdio.h>
@@ -78,7 +79,7 @@ static int check_reduce_scatter(shmcoll_team_t *team, const rop_t *r, size_t bas
     failed |= team_cases_send_check(send, copy, total * extent, desc);
 out:
     team_cases_image_free(&recv);
-    free(send), free(copy), free(want);
+    test_buffer_free(send), free(copy), free(want);
     return failed;
 }
 
@@ -126,7 +127,7 @@ static int check_user_reduce(shmcoll_team_t *team, const rop_t *r, size_t count,
     failed |= team_cases_send_check(send, copy, count * extent, desc);
 out:
     team_cases_image_free(&recv);
-    free(send), free(copy), free(want);
+    test_buffer_free(send), free(copy), free(want);
     return failed;
 }
 

@@ -14,6 +14,7 @@
 #include "rop.h"
 #include "team_cases.h"
 #include "team_harness.h"
+#include "test_buffers.h"
 #include "test_data.h"
 
 #include <stdio.h>
@@ -69,7 +70,7 @@ static int check_scan(shmcoll_team_t *team, const rop_t *r, size_t count, int in
     failed |= team_cases_send_check(send, copy, bytes, desc);
 out:
     team_cases_image_free(&recv);
-    free(send), free(copy), free(want), free(before);
+    test_buffer_free(send), free(copy), test_buffer_free(want), free(before);
     return failed;
 }
 

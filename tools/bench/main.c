@@ -11,13 +11,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Page-aligned, and touched once here so no timed loop pays for first-touch page faults. */
-static void *alloc_buffer(size_t bytes) {
+/* Page-aligned (or MPI_Alloc_mem's, --alloc-mem), and touched once here so no timed loop pays
+ * for first-touch page faults. */
+static void *alloc_buffer(size_t bytes, int alloc_mem) {
     void *buf = NULL;
     if (bytes == 0) bytes = 1;
-    if (posix_memalign(&buf, 4096, bytes) != 0) return NULL;
+    if (alloc_mem) {
+        if (MPI_Alloc_mem((MPI_Aint)bytes, MPI_INFO_NULL, &buf) != MPI_SUCCESS) return NULL;
+    } else if (posix_memalign(&buf, 4096, bytes) != 0) {
+        return NULL;
+    }
     memset(buf, 0, bytes);
     return buf;
+}
+
+static void free_buffer(void *buf, int alloc_mem) {
+    if (alloc_mem)
+        MPI_Free_mem(buf);
+    else
+        free(buf);
 }
 
 /* The sizes of a run: min_size, min_size * factor, ..., then max_size itself if the steps jump
@@ -119,8 +131,8 @@ int main(int argc, char **argv) {
         return parsed == 1 ? 0 : 2;
     }
 
-    c.sendbuf = alloc_buffer(send_cap);
-    c.recvbuf = alloc_buffer(recv_cap);
+    c.sendbuf = alloc_buffer(send_cap, o.alloc_mem);
+    c.recvbuf = alloc_buffer(recv_cap, o.alloc_mem);
     if (!c.sendbuf || !c.recvbuf) {
         fprintf(stderr, "shmcoll-bench: rank %d cannot allocate %zu + %zu bytes\n", rank, send_cap,
                 recv_cap);
@@ -142,8 +154,8 @@ int main(int argc, char **argv) {
     }
 
     if (rank == 0) shmcoll_bench_report_summary(&o);
-    free(c.sendbuf);
-    free(c.recvbuf);
+    free_buffer(c.sendbuf, o.alloc_mem);
+    free_buffer(c.recvbuf, o.alloc_mem);
     free(counts);
     MPI_Finalize();
     return 0;

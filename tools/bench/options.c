@@ -108,6 +108,9 @@ static void usage(FILE *out) {
         "                   overlap = 1 - (total - compute) / call time); "
         "SHMCOLL_PROGRESS_THREAD=1\n"
         "                   lets shmcoll's calls advance during the computation\n"
+        "  --alloc-mem      allocate the buffers with MPI_Alloc_mem (shmcoll serves it from\n"
+        "                   its shared heap, where collectives move each block once; both\n"
+        "                   columns use the same buffers); default: malloc\n"
         "  --csv            machine-readable output: CSV instead of the table\n"
         "  --csv-file FILE  also write the results as CSV to FILE (the table, or --csv,\n"
         "                   still goes to standard output); shmcoll-bench-plot draws it\n"
@@ -207,6 +210,7 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
                                              {"fingerprint", no_argument, NULL, 'F'},
                                              {"form", required_argument, NULL, 'x'},
                                              {"overlap", no_argument, NULL, 'O'},
+                                             {"alloc-mem", no_argument, NULL, 'A'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     *o = (shmcoll_bench_options_t){.min_size = 8,
@@ -286,6 +290,9 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
             break;
         case 'O':
             o->overlap = 1;
+            break;
+        case 'A':
+            o->alloc_mem = 1;
             break;
         case 'F':
             if (rank == 0) {

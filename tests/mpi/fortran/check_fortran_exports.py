@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Checks the Fortran entry points libshmcoll exports (src/mpi/fortran.h).
 
-For MPI_FINALIZE and every collective: the four spellings mpi_x, mpi_x_, mpi_x__ and MPI_X, all at
-one address (one body); the mpi_f08 spelling mpi_x_f08_ where the MPI library's mpi_f08 procedure
-takes plain addresses (Open MPI: all of them; MPICH: only MPI_Barrier and MPI_Finalize, whose
-mpi_f08 procedures call PMPI_* directly; its others call the C entry points themselves). No
+For MPI_FINALIZE, MPI_ALLOC_MEM, MPI_FREE_MEM and every collective: the four spellings mpi_x,
+mpi_x_, mpi_x__ and MPI_X, all at one address (one body; MPI_ALLOC_MEM's C_PTR variant
+mpi_alloc_mem_cptr too); the mpi_f08 spelling mpi_x_f08_ where the MPI library's mpi_f08 procedure
+takes plain addresses (Open MPI: all of them; MPICH: only MPI_Barrier, MPI_Finalize and
+MPI_Alloc_mem, whose mpi_f08 procedures call PMPI_* directly; its others call the C entry points
+themselves). No
 profiling spelling (pmpi_x, PMPI_X) and no other lower-case mpi_ symbol may be exported, but for
 MPICH the mpi_f08 request calls (mpi_wait_f08_ ...), which its mpi_f08 binds to PMPI_* too.
 
@@ -15,8 +17,10 @@ import sys
 
 PROCEDURES = ["finalize", "barrier", "bcast", "reduce", "allreduce", "reduce_scatter_block",
               "reduce_scatter", "allgather", "allgatherv", "gather", "gatherv", "scatter",
-              "scatterv", "alltoall", "alltoallv", "scan", "exscan"]
-MPICH_F08 = ["finalize", "barrier"]
+              "scatterv", "alltoall", "alltoallv", "scan", "exscan", "alloc_mem", "free_mem"]
+MPICH_F08 = ["finalize", "barrier", "alloc_mem"]
+# MPI_ALLOC_MEM's TYPE(C_PTR) variant of mpif.h and `use mpi`: the same body (src/mpi/fortran_alloc_mem.c).
+CPTR = {"alloc_mem": "alloc_mem_cptr"}
 # MPICH's mpi_f08 request calls call PMPI_* directly; libshmcoll defines them (mpi_x_f08_ only).
 MPICH_F08_REQUESTS = ["wait", "waitall", "waitany", "waitsome", "test", "testall", "testany",
                       "testsome", "request_get_status"]
@@ -43,6 +47,9 @@ def main():
         names = [lower, lower + "_", lower + "__", lower.upper()]
         if flavour == "openmpi" or proc in MPICH_F08:
             names.append(lower + "_f08_")
+        if proc in CPTR:
+            cptr = "mpi_" + CPTR[proc]
+            names += [cptr, cptr + "_", cptr + "__", cptr.upper()]
         expected.update(names)
         missing = [n for n in names if n not in symbols]
         if missing:
