@@ -202,7 +202,13 @@ cmd_up() {
     reason=$(skip_reason)
     [ -z "$reason" ] || die "cannot make a cluster here: $reason"
     [ "$(node_count)" -eq 0 ] || die "a cluster of $(node_count) nodes is up; run '$0 down' first"
-    ip link show "$BRIDGE" >/dev/null 2>&1 && die "$BRIDGE exists (left over?); run '$0 down'"
+    if ip link show "$BRIDGE" >/dev/null 2>&1; then
+        # Left over by a cluster whose state is gone: removed, unless some holder still runs (a
+        # cluster of another state directory).
+        pgrep -f '^shmc-node[0-9]+ infinity' >/dev/null && die "$BRIDGE is in use by a running cluster"
+        echo "cluster.sh: removing a left-over $BRIDGE" >&2
+        cmd_down
+    fi
 
     mkdir -p "$STATE"
     # From here on, a failure (or an interrupt) removes whatever was made.
