@@ -289,8 +289,23 @@ shmcoll_status_t shmcoll_compose_net_start(shmcoll_group_task_t *t, int overlapp
     return status;
 }
 
+size_t shmcoll_compose_call_bytes(const shmcoll_group_t *group, const shmcoll_coll_args_t *args) {
+    const size_t bytes = shmcoll_coll_shared_bytes(group->size, args);
+    switch (args->kind) {
+    case SHMCOLL_KIND_ALLGATHER:
+    case SHMCOLL_KIND_ALLGATHERV:
+    case SHMCOLL_KIND_GATHER:
+    case SHMCOLL_KIND_SCATTER:
+    case SHMCOLL_KIND_ALLTOALL: /* a block per rank (allgatherv: the longest) */
+        return bytes * (size_t)group->size;
+    default:
+        return bytes;
+    }
+}
+
 int shmcoll_compose_net_may_block(const shmcoll_group_task_t *t) {
-    return t->blocking && !t->polls && net_blocks(t->group);
+    return t->blocking && !t->polls && net_blocks(t->group) &&
+           shmcoll_compose_call_bytes(t->group, t->args) <= t->group->net.block_max;
 }
 
 shmcoll_status_t shmcoll_compose_net_poll(shmcoll_group_task_t *t) {

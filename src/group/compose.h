@@ -119,6 +119,10 @@ shmcoll_status_t shmcoll_compose_net_test(shmcoll_group_task_t *t);
  * off): the same on every member. A composition's init may choose its plan by it. */
 int shmcoll_compose_net_may_block(const shmcoll_group_task_t *t);
 
+/* The bytes of a call, the same on every member: what the selector sees, times the ranks for the
+ * kinds that move a block per rank. Steps of calls beyond the network's block_max never block. */
+size_t shmcoll_compose_call_bytes(const shmcoll_group_t *group, const shmcoll_coll_args_t *args);
+
 /* Tests the network step in flight once, if any: its status (OK when none is in flight). */
 shmcoll_status_t shmcoll_compose_net_poll(shmcoll_group_task_t *t);
 

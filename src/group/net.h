@@ -47,6 +47,9 @@ typedef struct shmcoll_net {
     shmcoll_status_t (*run)(void *ctx, const shmcoll_net_coll_t *coll, char *error,
                             size_t error_len);
     void *ctx;
+    /* Largest call (shmcoll_compose_call_bytes) whose steps may use `run`; larger ones start
+     * and test, which is faster with some MPI libraries for large steps. */
+    size_t block_max;
     uint64_t bytes; /* bytes this member handed to the network (SHMCOLL_STATS: net=) */
 } shmcoll_net_t;
 

@@ -361,6 +361,7 @@ typedef struct shape {
     int labels[MAX_MEMBERS]; /* node label of each member */
     int leaders;             /* per node (0: 1) */
     int blocking;            /* the network has a blocking form (shmcoll_net_t.run) */
+    size_t block_max;        /* with it: the largest call whose steps block (0: any) */
 } shape_t;
 
 typedef struct run {
@@ -545,7 +546,8 @@ static const size_t reduce_counts[] = {1, 7, 1000, 40000}; /* elements of 8 byte
  * the leader of channel 0 all of it in the one-leader form. */
 static uint64_t allreduce_net_bytes(const shmcoll_group_t *g, size_t bytes, size_t size) {
     shmcoll_allreduce_plan_t plan;
-    const int steps_block = g->net.run && !shmcoll_config()->net_bounded;
+    const int steps_block =
+        g->net.run && !shmcoll_config()->net_bounded && bytes <= g->net.block_max;
     shmcoll_allreduce_plan(bytes / size, size, g->net.nchannels, steps_block, 0, &plan);
     const int c = g->map.node_rank[g->rank];
     return (uint64_t)shmcoll_allreduce_plan_channel(&plan, bytes / size, c) * size;
@@ -955,7 +957,8 @@ static int body(shmcoll_team_t *whole, void *arg) {
                             .start = net_start,
                             .test = net_test,
                             .run = shape->blocking ? net_run : NULL,
-                            .ctx = &net};
+                            .ctx = &net,
+                            .block_max = shape->block_max ? shape->block_max : SIZE_MAX};
     int failed = status != SHMCOLL_OK;
     if (failed)
         team_harness_log("%s: node team: %s", shape->name, shmcoll_status_string(status));
@@ -968,19 +971,22 @@ static int body(shmcoll_team_t *whole, void *arg) {
 
 int main(int argc, char **argv) {
     static const shape_t shapes[] = {
-        {"2 nodes x 2 (blocks)", 4, {0, 0, 1, 1}, 1, 0},
-        {"3 + 2 (uneven blocks)", 5, {7, 7, 7, 3, 3}, 1, 0},
-        {"3 nodes round-robin", 6, {0, 1, 2, 0, 1, 2}, 1, 0},
-        {"1 member per node", 4, {0, 1, 2, 3}, 1, 0},
-        {"2 nodes x 3 (blocks)", 6, {5, 5, 5, 9, 9, 9}, 1, 0},
+        {"2 nodes x 2 (blocks)", 4, {0, 0, 1, 1}, 1, 0, 0},
+        {"3 + 2 (uneven blocks)", 5, {7, 7, 7, 3, 3}, 1, 0, 0},
+        {"3 nodes round-robin", 6, {0, 1, 2, 0, 1, 2}, 1, 0, 0},
+        {"1 member per node", 4, {0, 1, 2, 3}, 1, 0, 0},
+        {"2 nodes x 3 (blocks)", 6, {5, 5, 5, 9, 9, 9}, 1, 0, 0},
         /* Several leaders (the allreduce's shares; the other kinds use the first) and segments
          * of 64 KiB, so the largest calls go through a pipeline of several segments. */
-        {"2 nodes x 3, 2 leaders", 6, {5, 5, 5, 9, 9, 9}, 2, 0},
-        {"3 nodes round-robin, 2 leaders", 6, {0, 1, 2, 0, 1, 2}, 2, 0},
+        {"2 nodes x 3, 2 leaders", 6, {5, 5, 5, 9, 9, 9}, 2, 0, 0},
+        {"3 nodes round-robin, 2 leaders", 6, {0, 1, 2, 0, 1, 2}, 2, 0, 0},
         /* A network with blocking steps (as the MPI library's blocking collectives): the plans
          * that choose by it (compose.h: shmcoll_compose_net_may_block) take their other form. */
-        {"2 nodes x 3, 2 leaders, blocking steps", 6, {5, 5, 5, 9, 9, 9}, 2, 1},
-        {"3 + 2 (uneven blocks), blocking steps", 5, {7, 7, 7, 3, 3}, 1, 1},
+        {"2 nodes x 3, 2 leaders, blocking steps", 6, {5, 5, 5, 9, 9, 9}, 2, 1, 0},
+        {"3 + 2 (uneven blocks), blocking steps", 5, {7, 7, 7, 3, 3}, 1, 1, 0},
+        /* Steps that block only for calls up to 16 KiB (as MPICH's network, mpi/net.c): both
+         * forms within one shape, chosen alike on every member. */
+        {"2 nodes x 3, 2 leaders, blocking steps to 16 KiB", 6, {5, 5, 5, 9, 9, 9}, 2, 1, 16384},
     };
     int failed = 0;
     for (size_t s = 0; s < NELEMS(shapes); s++) {
