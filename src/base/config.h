@@ -84,6 +84,10 @@
     X(heap_min, "SHMCOLL_HEAP_MIN", SIZE, "128k",                                                  \
       "smallest message for which a collective agrees whether every buffer is in a shared heap "   \
       "(then each block moves once)")                                                              \
+    X(heap_chunks, "SHMCOLL_HEAP_CHUNKS", INT, "16",                                               \
+      "bcast, reduce and allreduce agree on shared heaps only from this many pipeline chunks "     \
+      "(on ordinary buffers the agreement step costs their pipelines about a chunk per call); "    \
+      "0: from SHMCOLL_HEAP_MIN")                                                                  \
     X(heap_cache, "SHMCOLL_HEAP_CACHE", INT, "64",                                                 \
       "peers' heap arenas a process keeps mapped (least recently used unmapped beyond); 0: "       \
       "never map, copy with cross-memory attach")                                                  \

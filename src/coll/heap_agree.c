@@ -17,6 +17,12 @@
  * Nobody decides alone: a member whose peer's arena cannot be mapped here still takes the heap
  * path, copying through cross-memory attach (heap_access.c).
  *
+ * bcast, scatter and gather go nowhere without the root's buffer in a heap, which the root's
+ * post alone tells: when it is not, the root goes on to the inner row at once and the members
+ * after reading the root's post only. The root then never waits for the members in the
+ * agreement, and keeps running a call ahead in the pipelines it streams (a bcast of 256 KiB from
+ * ordinary buffers took 17 us with a full agreement against 10 without any).
+ *
  * The inner row (params.inner: the selector's choice without the heap rows) ran its init when
  * the task started, as it would have without the heap row; when the agreement says no, the
  * task becomes that row and runs its progress from its start, on the steps after the
@@ -116,6 +122,21 @@ static int sources_in_heap(shmcoll_task_t *task) {
     return 1;
 }
 
+/* The kinds whose path needs the root's buffer in a heap, and that buffer. */
+static int root_decides(const shmcoll_task_t *task, int *which) {
+    switch (task->args->kind) {
+    case SHMCOLL_KIND_BCAST:
+    case SHMCOLL_KIND_GATHER:
+        *which = COLL_HEAP_RECV;
+        return 1;
+    case SHMCOLL_KIND_SCATTER:
+        *which = COLL_HEAP_SEND;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* The path, from every member's post (the same on every member), and the working set. */
 static coll_heap_mode_t decide(shmcoll_task_t *task) {
     const shmcoll_coll_args_t *a = task->args;
@@ -173,6 +194,12 @@ static shmcoll_status_t heap_progress(shmcoll_task_t *task) {
     h->step = shmcoll_channel_next_step(ch);
     SHMCOLL_AWAIT(task, &h->pc, shmcoll_channel_test_claim(ch, h->step, &task->wait));
     post_mine(task);
+    if (root_decides(task, &h->which)) { /* the root's post alone may say no */
+        if (ch->rank != task->args->root)
+            SHMCOLL_AWAIT(task, &h->pc,
+                          shmcoll_channel_test_post(ch, task->args->root, h->step, &task->wait));
+        if (!coll_heap_buf(task, task->args->root, h->which)->ref.nonce) return run_inner(task);
+    }
     SHMCOLL_AWAIT(task, &h->pc, shmcoll_channel_test_all(ch, h->step, &task->wait));
     {
         const size_t inner_working_set = task->working_set;

@@ -263,6 +263,15 @@ static int heap_supports(const shmcoll_select_args_t *a, const shmcoll_select_te
     return t->heap && a->bytes >= t->heap_min;
 }
 
+/* bcast, reduce and allreduce stream ordinary buffers through a pipeline whose root (or chain)
+ * runs a chunk ahead into the next call; the agreement step in front of every call takes that
+ * away: a bcast of 256 KiB took 16 us instead of 10, of 4 MiB 183 instead of 172, an allreduce of
+ * 256 KiB 21.5 instead of 19.3. From SHMCOLL_HEAP_CHUNKS chunks (16: 4 MiB at the default chunk)
+ * the cost is a few percent, against single copies 2-6 times faster on heap buffers. */
+static int heap_pipelined_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    return heap_supports(a, t) && a->bytes >= (size_t)t->heap_chunks * t->chunk;
+}
+
 static int heap_alltoall_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
     return !a->in_place && heap_supports(a, t);
 }
@@ -272,7 +281,8 @@ static int heap_alltoall_supports(const shmcoll_select_args_t *a, const shmcoll_
 static int heap_reduce_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
     const int scatters =
         a->kind == SHMCOLL_KIND_REDUCE_SCATTER || a->kind == SHMCOLL_KIND_REDUCE_SCATTER_BLOCK;
-    return heap_supports(a, t) && a->extent <= t->chunk / 2 && !(scatters && a->in_place);
+    return (scatters ? heap_supports(a, t) : heap_pipelined_supports(a, t)) &&
+           a->extent <= t->chunk / 2 && !(scatters && a->in_place);
 }
 
 #define HEAP_ROW(kinds, supports, description)                                                     \
@@ -314,7 +324,7 @@ static const shmcoll_algo_t registry[] = {
      &shmcoll_coll_barrier_hier_ops,
      {0},
      0},
-    HEAP_ROW(KIND(BCAST), heap_supports,
+    HEAP_ROW(KIND(BCAST), heap_pipelined_supports,
              "buffers in shared heaps: members read the root's buffer, the root writes a share"),
     {KIND(BCAST),
      "pipeline",

@@ -105,6 +105,7 @@ void shmcoll_select_describe(shmcoll_team_t *team, shmcoll_select_team_t *out) {
     out->cma_max = team->cma_max;
     out->heap = team->heap;
     out->heap_min = team->heap_min;
+    out->heap_chunks = config->heap_chunks > 0 ? config->heap_chunks : 0;
 }
 
 static void state_free(void *state) {

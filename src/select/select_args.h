@@ -37,6 +37,7 @@ typedef struct shmcoll_select_team {
     size_t cma_max;        /* ... and, for allgather and alltoall under auto, at most this many */
     int heap;              /* members may map each other's shared-heap arenas (core/team.h) */
     size_t heap_min;       /* ... for calls of at least this many bytes */
+    int heap_chunks;       /* ... and of this many chunks for the pipelined kinds (registry.c) */
 } shmcoll_select_team_t;
 
 #endif

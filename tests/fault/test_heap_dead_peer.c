@@ -106,7 +106,7 @@ int main(void) {
         {"allreduce of heap buffers, rank 2 killed", 2, ALLREDUCE},
         {"bcast of heap buffers (the root writes a share), root rank 0 killed", 0, BCAST},
     };
-    static const char *const env[] = {"SHMCOLL_HEAP_MIN=1", NULL};
+    static const char *const env[] = {"SHMCOLL_HEAP_MIN=1", "SHMCOLL_HEAP_CHUNKS=0", NULL};
     int failures = 0;
     unsetenv("SHMCOLL_TIMEOUT"); /* the default 300 s: only the liveness check can be fast */
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {

@@ -20,7 +20,7 @@
  * SHMCOLL_HEAP_CACHE=0 (no peer arena is mapped: the same path through cross-memory attach).
  * Last, 10,000 allgathers with fresh buffers each in an arena of their own (SHMCOLL_HEAP_ARENA=2M,
  * 3 MiB buffers): descriptors and mappings stay bounded by the cache. SHMCOLL_HEAP_MIN=1, so that
- * small cases take the heap rows too. */
+ * small cases take the heap rows too (SHMCOLL_HEAP_CHUNKS=0: bcast and the reductions as well). */
 #include "blocks.h"
 #include "coll_check.h"
 #include "heap/heap.h"
@@ -469,13 +469,15 @@ int main(int argc, char **argv) {
         printf("test_heap: skipped: pidfd_getfd is not available here\n");
         return 0;
     }
-    static const char *const env_default[] = {"SHMCOLL_TIMEOUT=30", "SHMCOLL_HEAP_MIN=1", NULL};
+    static const char *const env_default[] = {"SHMCOLL_TIMEOUT=30", "SHMCOLL_HEAP_MIN=1",
+                                              "SHMCOLL_HEAP_CHUNKS=0", NULL};
     static const char *const env_small[] = {"SHMCOLL_TIMEOUT=30", "SHMCOLL_HEAP_MIN=1",
-                                            "SHMCOLL_CHUNK=4k", NULL};
+                                            "SHMCOLL_HEAP_CHUNKS=0", "SHMCOLL_CHUNK=4k", NULL};
     static const char *const env_attach[] = {"SHMCOLL_TIMEOUT=30", "SHMCOLL_HEAP_MIN=1",
-                                             "SHMCOLL_HEAP_CACHE=0", NULL};
-    static const char *const env_fresh[] = {"SHMCOLL_TIMEOUT=60", "SHMCOLL_HEAP_MIN=1",
-                                            "SHMCOLL_HEAP_ARENA=2M", "SHMCOLL_HEAP_CACHE=16", NULL};
+                                             "SHMCOLL_HEAP_CHUNKS=0", "SHMCOLL_HEAP_CACHE=0", NULL};
+    static const char *const env_fresh[] = {"SHMCOLL_TIMEOUT=60",    "SHMCOLL_HEAP_MIN=1",
+                                            "SHMCOLL_HEAP_CHUNKS=0", "SHMCOLL_HEAP_ARENA=2M",
+                                            "SHMCOLL_HEAP_CACHE=16", NULL};
     static const int sizes[] = {1, 2, 3, 4, 5, 7};
     static const int few[] = {2, 3};
     int failures = 0;

@@ -43,7 +43,7 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-    const std::size_t n = std::size_t(1) << 18; // 2 MiB of doubles
+    const std::size_t n = std::size_t(5) << 17; // 5 MiB of doubles: the heap row from 4 MiB
     std::unique_ptr<double[]> send(new double[n]);
     std::vector<double> recv(n);
     if (!in_heap(send.get()) || !in_heap(recv.data())) {

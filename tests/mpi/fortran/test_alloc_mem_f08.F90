@@ -6,7 +6,7 @@ program test_alloc_mem_f08
     use mpi_f08
     use, intrinsic :: iso_c_binding
     implicit none
-    integer, parameter :: n = 262144 ! 2 MiB of doubles
+    integer, parameter :: n = 655360 ! 5 MiB of doubles: allreduce takes the heap row from 4 MiB
     integer(kind=MPI_ADDRESS_KIND) :: bytes
     type(c_ptr) :: p_send, p_recv
     real(8), pointer :: send(:), recv(:)
