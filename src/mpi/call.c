@@ -8,6 +8,7 @@
 #include "base/log.h"
 #include "group/compose.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -160,6 +161,25 @@ void shmcoll_mpi_call_fallback(shmcoll_mpi_call_t *call) {
                              "pmpi", 0, 0);
 }
 
+void shmcoll_mpi_call_clear(shmcoll_mpi_call_t *call) {
+    /* Everything but the op's translation and the blocks' descriptions, which prepare writes
+     * before anything reads them; of those, describe reads the coll/ view of both sides (the
+     * side a call does not have must say nothing) and finish frees the temporary buffers. The
+     * 600-byte record is cleared on every call, and two thirds of it need not be (0.01-0.02 us
+     * of an 8-byte collective at p = 2). */
+    _Static_assert(offsetof(shmcoll_mpi_call_t, args) < offsetof(shmcoll_mpi_call_t, rop),
+                   "the call's arguments are cleared");
+    memset(call, 0, offsetof(shmcoll_mpi_call_t, rop));
+    shmcoll_mpi_blocks_t *sides[2] = {&call->send, &call->recv};
+    for (int i = 0; i < 2; i++) {
+        sides[i]->total = 0;
+        sides[i]->bytes = sides[i]->offsets = NULL;
+        sides[i]->temp = NULL;
+    }
+    call->unpack = 0;
+    call->sizes = NULL;
+}
+
 shmcoll_status_t shmcoll_mpi_call_begin(shmcoll_mpi_call_t *call,
                                         const shmcoll_mpi_coll_desc_t *desc, const void *margs,
                                         MPI_Comm comm, int large, shmcoll_mpi_form_t form) {
@@ -201,7 +221,8 @@ int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs,
                          int large) {
     const int locked = shmcoll_mpi_progress_enter();
     if (before_hook) before_hook();
-    shmcoll_mpi_call_t call = {0};
+    shmcoll_mpi_call_t call;
+    shmcoll_mpi_call_clear(&call);
     shmcoll_status_t status =
         shmcoll_mpi_call_begin(&call, desc, margs, comm, large, SHMCOLL_MPI_BLOCKING);
     shmcoll_mpi_check(desc->coll, call.function, margs, comm); /* SHMCOLL_CHECK=1 */

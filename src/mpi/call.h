@@ -108,6 +108,8 @@ typedef struct shmcoll_mpi_call {
 
     /* The call as the group runs it, filled by prepare. */
     shmcoll_coll_args_t args;
+    /* From here on shmcoll_mpi_call_clear leaves fields uncleared unless it names them: a new
+     * field that must start zeroed goes above, or into that function. */
     shmcoll_reduce_op_t rop;     /* reductions: the op as the kernels see it */
     shmcoll_mpi_op_ctx_t op_ctx; /* ... and what its trampoline needs */
     shmcoll_mpi_blocks_t send;   /* the send side as bytes */
@@ -189,6 +191,9 @@ int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs,
 /* ---- The halves of the sequence, for the requests (request.c) ---------------------------- */
 
 /* begin, then the payload when counted. */
+/* A call record cleared for begin (what must start zeroed). */
+void shmcoll_mpi_call_clear(shmcoll_mpi_call_t *call);
+
 shmcoll_status_t shmcoll_mpi_call_begin(shmcoll_mpi_call_t *call,
                                         const shmcoll_mpi_coll_desc_t *desc, const void *margs,
                                         MPI_Comm comm, int large, shmcoll_mpi_form_t form);
