@@ -122,18 +122,16 @@ static int sources_in_heap(shmcoll_task_t *task) {
     return 1;
 }
 
-/* The kinds whose path needs the root's buffer in a heap, and that buffer. */
-static int root_decides(const shmcoll_task_t *task, int *which) {
+/* The root's buffer without which the kind's path is none (bcast, scatter, gather), or -1. */
+static int root_buffer(const shmcoll_task_t *task) {
     switch (task->args->kind) {
     case SHMCOLL_KIND_BCAST:
     case SHMCOLL_KIND_GATHER:
-        *which = COLL_HEAP_RECV;
-        return 1;
+        return COLL_HEAP_RECV;
     case SHMCOLL_KIND_SCATTER:
-        *which = COLL_HEAP_SEND;
-        return 1;
+        return COLL_HEAP_SEND;
     default:
-        return 0;
+        return -1;
     }
 }
 
@@ -194,11 +192,11 @@ static shmcoll_status_t heap_progress(shmcoll_task_t *task) {
     h->step = shmcoll_channel_next_step(ch);
     SHMCOLL_AWAIT(task, &h->pc, shmcoll_channel_test_claim(ch, h->step, &task->wait));
     post_mine(task);
-    if (root_decides(task, &h->which)) { /* the root's post alone may say no */
+    if (root_buffer(task) >= 0) { /* the root's post alone may say no */
         if (ch->rank != task->args->root)
             SHMCOLL_AWAIT(task, &h->pc,
                           shmcoll_channel_test_post(ch, task->args->root, h->step, &task->wait));
-        if (!coll_heap_buf(task, task->args->root, h->which)->ref.nonce) return run_inner(task);
+        if (!in_heap(task, task->args->root, root_buffer(task), 0)) return run_inner(task);
     }
     SHMCOLL_AWAIT(task, &h->pc, shmcoll_channel_test_all(ch, h->step, &task->wait));
     {

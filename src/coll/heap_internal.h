@@ -36,7 +36,6 @@ typedef struct coll_heap {
     int bpc; /* of the body */
     int i;
     int mode;
-    int which;         /* the root buffer that decides (root_decides) */
     int inner_ready;   /* the inner row's init ran: its fini is owed */
     int scratch_ready; /* the lane's scratch holds this task's views (pins to release) */
     uint64_t step;     /* the agreement's */
