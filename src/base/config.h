@@ -63,6 +63,12 @@
       "algorithm overrides, e.g. allreduce:0-4k:@flat,4k-:@ma;bcast:@pipeline")                    \
     X(tune_file, "SHMCOLL_TUNE_FILE", STRING, "",                                                  \
       "file of overrides in the SHMCOLL_TUNE grammar (written by shmcoll-tune)")                   \
+    X(calibrate, "SHMCOLL_CALIBRATE", INT, "16",                                                   \
+      "calls of each way timed before a collective's size band is settled on a communicator: "     \
+      "shmcoll's algorithm or the MPI library's own, the faster from then on (0: shmcoll's, "      \
+      "untimed; no calibration under SHMCOLL_TUNE or a tuning file)")                              \
+    X(calibrate_max, "SHMCOLL_CALIBRATE_MAX", SIZE, "64k",                                         \
+      "largest message whose size band is calibrated (above it shmcoll's algorithm serves)")       \
     X(isa, "SHMCOLL_ISA", STRING, "", "cap the reduction kernels' ISA: scalar, avx2 or avx512")    \
     X(nt, "SHMCOLL_NT", STRING, "auto",                                                            \
       "non-temporal stores: auto (by working set and streaming cores), always, never")             \

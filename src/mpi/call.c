@@ -1,8 +1,6 @@
 /* The one way every collective wrapper runs. See call.h. */
 #include "mpi/call.h"
-#include "mpi/check.h"
 #include "mpi/init.h"
-#include "mpi/progress.h"
 
 #include "base/config.h"
 #include "base/log.h"
@@ -155,8 +153,9 @@ int shmcoll_mpi_call_end(shmcoll_mpi_call_t *call, shmcoll_status_t status) {
 }
 
 void shmcoll_mpi_call_fallback(shmcoll_mpi_call_t *call) {
-    shmcoll_log_verbose("%s: passed to the MPI library: %s", call->function,
-                        call->reason ? call->reason : "not supported by the algorithms");
+    if (!call->quiet)
+        shmcoll_log_verbose("%s: passed to the MPI library: %s", call->function,
+                            call->reason ? call->reason : "not supported by the algorithms");
     shmcoll_mpi_stats_record(call->coll, call->form, call->state, 0, call->bytes, call->share,
                              "pmpi", 0, 0);
 }
@@ -211,43 +210,9 @@ shmcoll_status_t shmcoll_mpi_call_finish(shmcoll_mpi_call_t *call, shmcoll_statu
     return status;
 }
 
-static void (*before_hook)(void);
-
-void shmcoll_mpi_call_set_before(void (*hook)(void)) {
-    before_hook = hook;
-}
-
-int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
-                         int large) {
-    const int locked = shmcoll_mpi_progress_enter();
-    if (before_hook) before_hook();
-    shmcoll_mpi_call_t call;
-    shmcoll_mpi_call_clear(&call);
-    shmcoll_status_t status =
-        shmcoll_mpi_call_begin(&call, desc, margs, comm, large, SHMCOLL_MPI_BLOCKING);
-    shmcoll_mpi_check(desc->coll, call.function, margs, comm); /* SHMCOLL_CHECK=1 */
-    if (status == SHMCOLL_OK) {
-        /* Per-block byte counts and offsets of the v-variants, on the stack: a failed
-         * allocation here would send this rank alone to the MPI library. */
-        size_t sizes[4 * (size_t)call.state->size];
-        call.sizes = sizes;
-        status = shmcoll_mpi_call_prepare(&call, desc, margs);
-        if (status == SHMCOLL_OK && !call.algo) status = shmcoll_group_run(call.group, &call.args);
-        status = shmcoll_mpi_call_finish(&call, status);
-    }
-    if (status != SHMCOLL_ERR_NOT_SUPPORTED) {
-        const int rc = shmcoll_mpi_call_end(&call, status);
-        shmcoll_mpi_progress_leave(locked);
-        return rc;
-    }
-    shmcoll_mpi_call_fallback(&call);
-    shmcoll_mpi_progress_leave(locked); /* the progress thread may run while the library works */
-    return desc->fallback(margs, comm, large, NULL);
-}
-
 uint64_t shmcoll_mpi_call_bytes(MPI_Datatype datatype, MPI_Count count) {
     MPI_Count size = 0;
-    if (!shmcoll_config()->stats || datatype == MPI_DATATYPE_NULL || count <= 0 ||
+    if (datatype == MPI_DATATYPE_NULL || count <= 0 ||
         PMPI_Type_size_x(datatype, &size) != MPI_SUCCESS || size <= 0)
         return 0;
     return (uint64_t)count * (uint64_t)size;
@@ -255,7 +220,7 @@ uint64_t shmcoll_mpi_call_bytes(MPI_Datatype datatype, MPI_Count count) {
 
 uint64_t shmcoll_mpi_call_bytes_sum(MPI_Datatype datatype, const void *counts, int wide, int n) {
     MPI_Count total = 0;
-    if (!shmcoll_config()->stats || !counts) return 0;
+    if (!counts) return 0;
     for (int j = 0; j < n; j++) {
         MPI_Count count = wide ? ((const MPI_Count *)counts)[j] : ((const int *)counts)[j];
         if (count > 0) total += count;

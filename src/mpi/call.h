@@ -15,8 +15,8 @@
  * communicated, so that all ranks take the same path.
  *
  * The three forms of a collective take this one path. A blocking call runs it through at once
- * (shmcoll_mpi_coll_run). A non-blocking one (MPI_Iallreduce) begins and prepares it, starts it on
- * the group and returns a request; the request completes it later with finish and end
+ * (shmcoll_mpi_coll_run, blocking.h). A non-blocking one (MPI_Iallreduce) begins and prepares it,
+ * starts it on the group and returns a request; the request completes it later with finish and end
  * (request.h). A persistent one (MPI_Allreduce_init) begins and prepares it once; every MPI_Start
  * starts it and completes it the same way. Fallback is per call and per form: the MPI library's
  * PMPI_I* or PMPI_*_init then returns the request itself. */
@@ -99,6 +99,7 @@ typedef struct shmcoll_mpi_call {
     shmcoll_mpi_comm_t *state; /* NULL when unknown (MPI_COMM_NULL, MPI not initialised) */
     shmcoll_group_t *group;    /* the group serving the call; NULL on one process */
     const char *reason;        /* why the call goes to the MPI library */
+    int quiet;                 /* ... not to be logged (SHMCOLL_VERBOSE): said once elsewhere */
     const char *algo;          /* set when served without the group: done at once */
     uint64_t bytes;            /* payload, counted by the counting rank (stats.h) */
     uint64_t share;            /* this rank's share of a payload no rank knows whole */
@@ -131,6 +132,10 @@ typedef struct shmcoll_mpi_coll_desc {
     /* The MPI library's collective in the form `how` asks for (NULL: blocking). */
     int (*fallback)(const void *margs, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how);
     size_t margs_size; /* a request keeps a copy of the arguments */
+    /* The size every rank of the communicator knows alike (the message, one block, the whole
+     * vector: as select/select_args.h counts it), which calibration keys its size bands by
+     * (calibrate.h); NULL where only some ranks know the sizes (gatherv, scatterv, alltoallv). */
+    size_t (*key)(const void *margs, const shmcoll_mpi_comm_t *state);
 } shmcoll_mpi_coll_desc_t;
 
 /* The names of a collective's three forms, e.g. SHMCOLL_MPI_NAMES(Allreduce, Iallreduce). */
@@ -183,11 +188,6 @@ typedef struct shmcoll_mpi_coll_desc {
                              entry, args)                                                          \
     SHMCOLL_MPI_ENTRIES_C(Name, IName, params, entry, args)
 
-/* The whole sequence for a blocking collective with MPI arguments `margs`; returns the MPI code.
- */
-int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
-                         int large);
-
 /* ---- The halves of the sequence, for the requests (request.c) ---------------------------- */
 
 /* begin, then the payload when counted. */
@@ -213,10 +213,6 @@ shmcoll_status_t shmcoll_mpi_call_finish(shmcoll_mpi_call_t *call, shmcoll_statu
 int shmcoll_mpi_call_end(shmcoll_mpi_call_t *call, shmcoll_status_t status);
 /* Logs and counts a call that goes to the MPI library. */
 void shmcoll_mpi_call_fallback(shmcoll_mpi_call_t *call);
-
-/* `hook` runs at the beginning of every blocking collective (set once by the requests: starts
- * they put off begin before any later collective). */
-void shmcoll_mpi_call_set_before(void (*hook)(void));
 
 /* ---- For prepare ------------------------------------------------------------------------- */
 

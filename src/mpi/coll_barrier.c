@@ -11,12 +11,17 @@ static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
 
 static void payload(shmcoll_mpi_call_t *call, const void *margs) {}
 
+/* One size band: no message. */
+static size_t key(const void *margs, const shmcoll_mpi_comm_t *state) {
+    return 0;
+}
+
 static int fallback(const void *margs, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
     return SHMCOLL_PMPI_FORMS(how, Barrier, Ibarrier, comm);
 }
 
 static const shmcoll_mpi_coll_desc_t barrier_desc = {
-    SHMCOLL_MPI_BARRIER, SHMCOLL_MPI_NAMES(Barrier, Ibarrier), prepare, payload, fallback, 0};
+    SHMCOLL_MPI_BARRIER, SHMCOLL_MPI_NAMES(Barrier, Ibarrier), prepare, payload, fallback, 0, key};
 
 /* Its three forms; MPI has no large-count barrier. */
 SHMCOLL_MPI_FORMS_DEFINE(MPI_Barrier, MPI_Ibarrier, SHMCOLL_MPI_INIT(Barrier), (MPI_Comm comm), 0,

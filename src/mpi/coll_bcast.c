@@ -36,9 +36,14 @@ static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
                                      a->root);
 }
 
-static void payload(shmcoll_mpi_call_t *call, const void *margs) {
+/* The message (the signature's length), for calibration and the statistics alike. */
+static size_t key(const void *margs, const shmcoll_mpi_comm_t *state) {
     const bcast_args_t *a = margs;
-    call->bytes = shmcoll_mpi_call_bytes(a->datatype, a->count);
+    return shmcoll_mpi_call_bytes(a->datatype, a->count);
+}
+
+static void payload(shmcoll_mpi_call_t *call, const void *margs) {
+    call->bytes = key(margs, call->state);
 }
 
 static int fallback(const void *margs, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
@@ -47,9 +52,13 @@ static int fallback(const void *margs, MPI_Comm comm, int large, const shmcoll_m
                              comm);
 }
 
-static const shmcoll_mpi_coll_desc_t bcast_desc = {
-    SHMCOLL_MPI_BCAST,   SHMCOLL_MPI_NAMES(Bcast, Ibcast), prepare, payload, fallback,
-    sizeof(bcast_args_t)};
+static const shmcoll_mpi_coll_desc_t bcast_desc = {SHMCOLL_MPI_BCAST,
+                                                   SHMCOLL_MPI_NAMES(Bcast, Ibcast),
+                                                   prepare,
+                                                   payload,
+                                                   fallback,
+                                                   sizeof(bcast_args_t),
+                                                   key};
 
 static int bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                  int large, const shmcoll_mpi_how_t *how) {

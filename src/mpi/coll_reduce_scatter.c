@@ -57,12 +57,16 @@ static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
     return SHMCOLL_OK;
 }
 
-/* Payload for the statistics (stats.h): the whole vector reduced. */
-static void payload(shmcoll_mpi_call_t *call, const void *margs) {
+/* The whole vector reduced: calibration's key and the statistics' payload (stats.h). */
+static size_t key(const void *margs, const shmcoll_mpi_comm_t *state) {
     const reduce_scatter_args_t *a = margs;
-    const int p = call->state->size;
-    call->bytes = a->varying ? shmcoll_mpi_call_bytes_sum(a->datatype, a->recvcounts, a->wide, p)
-                             : shmcoll_mpi_call_bytes(a->datatype, a->count * p);
+    const int p = state->size;
+    return a->varying ? shmcoll_mpi_call_bytes_sum(a->datatype, a->recvcounts, a->wide, p)
+                      : shmcoll_mpi_call_bytes(a->datatype, a->count * p);
+}
+
+static void payload(shmcoll_mpi_call_t *call, const void *margs) {
+    call->bytes = key(margs, call->state);
 }
 
 static int fallback(const void *margs, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
@@ -80,14 +84,16 @@ static const shmcoll_mpi_coll_desc_t block_desc = {
     prepare,
     payload,
     fallback,
-    sizeof(reduce_scatter_args_t)};
+    sizeof(reduce_scatter_args_t),
+    key};
 static const shmcoll_mpi_coll_desc_t varying_desc = {
     SHMCOLL_MPI_REDUCE_SCATTER,
     SHMCOLL_MPI_NAMES(Reduce_scatter, Ireduce_scatter),
     prepare,
     payload,
     fallback,
-    sizeof(reduce_scatter_args_t)};
+    sizeof(reduce_scatter_args_t),
+    key};
 
 static int reduce_scatter_any(const void *sendbuf, void *recvbuf, int varying,
                               const void *recvcounts, MPI_Count count, MPI_Datatype datatype,

@@ -49,9 +49,14 @@ static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
     return SHMCOLL_OK;
 }
 
-static void payload(shmcoll_mpi_call_t *call, const void *margs) {
+/* The vector, for calibration and the statistics alike. */
+static size_t key(const void *margs, const shmcoll_mpi_comm_t *state) {
     const reduction_args_t *a = margs;
-    call->bytes = shmcoll_mpi_call_bytes(a->datatype, a->count);
+    return shmcoll_mpi_call_bytes(a->datatype, a->count);
+}
+
+static void payload(shmcoll_mpi_call_t *call, const void *margs) {
+    call->bytes = key(margs, call->state);
 }
 
 static int fallback(const void *margs, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
@@ -75,7 +80,10 @@ static int fallback(const void *margs, MPI_Comm comm, int large, const shmcoll_m
 }
 
 #define REDUCTION(coll, Name, IName)                                                               \
-    { coll, SHMCOLL_MPI_NAMES(Name, IName), prepare, payload, fallback, sizeof(reduction_args_t) }
+    {                                                                                              \
+        coll, SHMCOLL_MPI_NAMES(Name, IName), prepare, payload, fallback,                          \
+            sizeof(reduction_args_t), key                                                          \
+    }
 static const shmcoll_mpi_coll_desc_t reduce_desc = REDUCTION(SHMCOLL_MPI_REDUCE, Reduce, Ireduce);
 static const shmcoll_mpi_coll_desc_t allreduce_desc =
     REDUCTION(SHMCOLL_MPI_ALLREDUCE, Allreduce, Iallreduce);

@@ -42,6 +42,7 @@ static int state_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
     shmcoll_mpi_comm_t *state = attr;
     atomic_fetch_add_explicit(&states_deleted, 1, memory_order_relaxed);
     shmcoll_mpi_group_destroy(state->setup);
+    if (state->calib) state->calib_free(state->calib);
     free(state);
     return MPI_SUCCESS;
 }

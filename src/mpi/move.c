@@ -57,6 +57,15 @@ shmcoll_status_t shmcoll_mpi_move_blocks(const shmcoll_mpi_move_args_t *a,
                                    side->datatype, n, bytes, offsets);
 }
 
+size_t shmcoll_mpi_move_key(const void *margs, const shmcoll_mpi_comm_t *state) {
+    const shmcoll_mpi_move_args_t *a = margs;
+    const int scatter = a->coll == SHMCOLL_MPI_SCATTER;
+    const shmcoll_mpi_side_t *own = scatter ? &a->recv : &a->send;
+    const shmcoll_mpi_side_t *block =
+        own->buf == MPI_IN_PLACE ? (scatter ? &a->send : &a->recv) : own;
+    return shmcoll_mpi_call_bytes(block->datatype, block->count);
+}
+
 uint64_t shmcoll_mpi_move_bytes(const shmcoll_mpi_move_args_t *a, const shmcoll_mpi_side_t *side,
                                 int n) {
     return side->counts ? shmcoll_mpi_call_bytes_sum(side->datatype, side->counts, a->wide, n)

@@ -51,6 +51,11 @@ shmcoll_status_t shmcoll_mpi_move_blocks(const shmcoll_mpi_move_args_t *a,
                                          const shmcoll_mpi_side_t *side, int n,
                                          shmcoll_mpi_blocks_t *b, size_t *bytes, size_t *offsets);
 
+/* The bytes of one block, alike on every rank, of the collectives without a v: this rank's own
+ * block (gather's, allgather's and alltoall's send side, scatter's receive side), or the other
+ * side's block where the own one is MPI_IN_PLACE (the descriptors' key, call.h). */
+size_t shmcoll_mpi_move_key(const void *margs, const shmcoll_mpi_comm_t *state);
+
 /* Statistics' bytes (stats.h) of a side's n blocks: its counts' sum on the varying side. */
 uint64_t shmcoll_mpi_move_bytes(const shmcoll_mpi_move_args_t *a, const shmcoll_mpi_side_t *side,
                                 int n);
@@ -72,13 +77,13 @@ void shmcoll_mpi_move_check_rooted(const shmcoll_mpi_move_args_t *a, int scatter
  * prepare and the one payload of its file serve both, shmcoll_mpi_move_fallback falls back. */
 #define SHMCOLL_MPI_MOVE_DESCS(prepare, payload, coll, Name, IName, coll_v, Name_v, IName_v)       \
     {                                                                                              \
-        SHMCOLL_MPI_MOVE_DESC(prepare, payload, coll, Name, IName),                                \
-            SHMCOLL_MPI_MOVE_DESC(prepare, payload, coll_v, Name_v, IName_v)                       \
+        SHMCOLL_MPI_MOVE_DESC(prepare, payload, coll, Name, IName, shmcoll_mpi_move_key),          \
+            SHMCOLL_MPI_MOVE_DESC(prepare, payload, coll_v, Name_v, IName_v, NULL)                 \
     }
-#define SHMCOLL_MPI_MOVE_DESC(prepare, payload, coll, Name, IName)                                 \
+#define SHMCOLL_MPI_MOVE_DESC(prepare, payload, coll, Name, IName, key)                            \
     {                                                                                              \
         coll, SHMCOLL_MPI_NAMES(Name, IName), prepare, payload, shmcoll_mpi_move_fallback,         \
-            sizeof(shmcoll_mpi_move_args_t)                                                        \
+            sizeof(shmcoll_mpi_move_args_t), key                                                   \
     }
 
 /* The parameters of the collectives without a v (allgather and alltoall; gather and scatter with

@@ -6,6 +6,7 @@
  * (progress.h), except shmcoll_mpi_request_progress_quiet, which the progress thread calls under
  * the same lock. */
 #include "mpi/request.h"
+#include "mpi/blocking.h"
 #include "mpi/init.h"
 #include "mpi/progress.h"
 

@@ -240,27 +240,29 @@ static int measured_here(const char *text, const char *path) {
 
 /* The rules of the tuning file (SHMCOLL_TUNE_FILE, or the default one when it exists and was
  * measured here) into `tune`. */
-static void load_file(const char *configured, shmcoll_tune_t *tune) {
+static int load_file(const char *configured, shmcoll_tune_t *tune) {
     char path[4096];
     const int chosen = *configured;
     if (chosen)
         snprintf(path, sizeof path, "%s", configured);
     else if (!shmcoll_tune_default_path(path, sizeof path))
-        return;
+        return 0;
     char *text = read_file(path);
     if (!text) {
         if (chosen) shmcoll_log_error("SHMCOLL_TUNE_FILE: cannot read %s; ignored", path);
-        return;
+        return 0;
     }
     char error[256] = "";
     /* A file named by the user applies whatever its fingerprint; the default one only here. */
-    if ((chosen || measured_here(text, path)) &&
-        shmcoll_tune_parse(text, tune, error, sizeof error) != SHMCOLL_OK) {
+    int applies = chosen || measured_here(text, path);
+    if (applies && shmcoll_tune_parse(text, tune, error, sizeof error) != SHMCOLL_OK) {
         shmcoll_log_error("%s (in %s); tuning file ignored", error, path);
         tune->nrules = 0;
+        applies = 0;
     }
     tune->members = tune->nodes = 0;
     free(text);
+    return applies;
 }
 
 const shmcoll_tune_t *shmcoll_tune_current(void) {
@@ -270,7 +272,7 @@ const shmcoll_tune_t *shmcoll_tune_current(void) {
     pthread_mutex_lock(&tune_lock);
     if (!current_key || strcmp(current_key, key)) {
         current.nrules = current.members = current.nodes = 0;
-        load_file(config->tune_file, &current);
+        current.file = load_file(config->tune_file, &current);
         const int from_file = current.nrules;
         char error[256] = "";
         if (shmcoll_tune_parse(config->tune, &current, error, sizeof error) != SHMCOLL_OK) {

@@ -35,6 +35,8 @@ typedef struct shmcoll_tune {
     int members; /* while parsing: the team size the next rules apply to (0: any) */
     int nodes;   /* while parsing: the node count the next rules apply to (0: any) */
     int nrules;
+    int file; /* a tuning file is in force (even one without rules: what it measured is shmcoll's
+               * own choice everywhere) */
     shmcoll_tune_rule_t rules[SHMCOLL_TUNE_MAX_RULES];
 } shmcoll_tune_t;
 

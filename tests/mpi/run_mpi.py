@@ -6,8 +6,10 @@ mpirun, which needs --allow-run-as-root and --oversubscribe on small machines). 
 variables for the ranks, including LD_PRELOAD, are passed through the launcher so that the
 launcher itself runs without them. Every run gets a private segment directory (SHMCOLL_SHM_DIR),
 which must be empty afterwards: a run that leaves a shared segment behind fails. Runs set
-SHMCOLL_COLLS_THRESHOLD=1 (shared memory from a communicator's first collective) unless --env
-says otherwise, and pass SHMCOLL_HEAP on from the environment (--env overrides it).
+SHMCOLL_COLLS_THRESHOLD=1 (shared memory from a communicator's first collective) and
+SHMCOLL_CALIBRATE=0 (every call that shmcoll can serve is served by its algorithms, which is what
+the tests test; test_calibrate turns it on) unless --env says otherwise, and pass SHMCOLL_HEAP on
+from the environment (--env overrides it).
 
 Checks, by option:
   (default)           exit status 0 and a "PASS" line from the program
@@ -239,7 +241,8 @@ def main():
     # No tuning file of the machine's: the tests choose their algorithms themselves. Shared
     # memory from a communicator's first collective (the library waits for its fifth), so that
     # the tests see every call served; a test of the threshold sets it with --env.
-    env = {"SHMCOLL_SHM_DIR": shm_dir, "SHMCOLL_TUNE_DIR": shm_dir, "SHMCOLL_COLLS_THRESHOLD": "1"}
+    env = {"SHMCOLL_SHM_DIR": shm_dir, "SHMCOLL_TUNE_DIR": shm_dir, "SHMCOLL_COLLS_THRESHOLD": "1",
+           "SHMCOLL_CALIBRATE": "0"}
     # Where the buffers come from (SHMCOLL_HEAP=malloc: every large allocation from the shared
     # heap) is the caller's to choose for every test (make test sets it for one MPI library).
     if os.environ.get("SHMCOLL_HEAP"):

@@ -1,0 +1,47 @@
+/* The blocking form of every collective: the whole sequence of call.h in one go, with
+ * calibration's turns (calibrate.h). See blocking.h. */
+#include "mpi/blocking.h"
+#include "mpi/calibrate.h"
+#include "mpi/check.h"
+#include "mpi/progress.h"
+
+#include "group/compose.h"
+
+static void (*before_hook)(void);
+
+void shmcoll_mpi_call_set_before(void (*hook)(void)) {
+    before_hook = hook;
+}
+
+int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
+                         int large) {
+    const int locked = shmcoll_mpi_progress_enter();
+    if (before_hook) before_hook();
+    shmcoll_mpi_call_t call;
+    shmcoll_mpi_call_clear(&call);
+    shmcoll_status_t status =
+        shmcoll_mpi_call_begin(&call, desc, margs, comm, large, SHMCOLL_MPI_BLOCKING);
+    shmcoll_mpi_check(desc->coll, call.function, margs, comm); /* SHMCOLL_CHECK=1 */
+    shmcoll_mpi_calib_turn_t turn = {0};
+    if (status == SHMCOLL_OK) status = shmcoll_mpi_calibrate_begin(&call, desc, margs, &turn);
+    if (status == SHMCOLL_OK) {
+        /* Per-block byte counts and offsets of the v-variants, on the stack: a failed
+         * allocation here would send this rank alone to the MPI library. */
+        size_t sizes[4 * (size_t)call.state->size];
+        call.sizes = sizes;
+        status = shmcoll_mpi_call_prepare(&call, desc, margs);
+        if (status == SHMCOLL_OK && !call.algo) status = shmcoll_group_run(call.group, &call.args);
+        status = shmcoll_mpi_call_finish(&call, status);
+    }
+    int rc;
+    if (status != SHMCOLL_ERR_NOT_SUPPORTED) {
+        rc = shmcoll_mpi_call_end(&call, status);
+        shmcoll_mpi_progress_leave(locked);
+    } else {
+        shmcoll_mpi_call_fallback(&call);
+        shmcoll_mpi_progress_leave(locked); /* the progress thread may run while it works */
+        rc = desc->fallback(margs, comm, large, NULL);
+    }
+    shmcoll_mpi_calibrate_end(&call, &turn);
+    return rc;
+}

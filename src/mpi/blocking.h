@@ -1,0 +1,17 @@
+/* The blocking form of a collective: begin, calibration's turn (calibrate.h), prepare, run,
+ * finish and end, or the MPI library's collective, in one call (call.h). */
+#ifndef SHMCOLL_MPI_BLOCKING_H
+#define SHMCOLL_MPI_BLOCKING_H
+
+#include "mpi/call.h"
+
+/* The whole sequence for a blocking collective with MPI arguments `margs`; returns the MPI code.
+ */
+int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
+                         int large);
+
+/* `hook` runs at the beginning of every blocking collective (set once by the requests: starts
+ * they put off begin before any later collective). */
+void shmcoll_mpi_call_set_before(void (*hook)(void));
+
+#endif
