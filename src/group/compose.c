@@ -357,7 +357,7 @@ void shmcoll_compose_reduce(shmcoll_group_task_t *t, const shmcoll_reduce_op_t *
 }
 
 shmcoll_status_t shmcoll_compose_alloc(shmcoll_group_task_t *t, void **buf, size_t bytes) {
-    *buf = malloc(bytes ? bytes : 1);
+    *buf = shmcoll_compose_malloc(bytes);
     if (*buf) return SHMCOLL_OK;
     snprintf(t->group->team->error, sizeof t->group->team->error,
              "%s across nodes: rank %d has no memory for %zu bytes of scratch", t->name,

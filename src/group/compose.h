@@ -13,6 +13,7 @@
 #define SHMCOLL_GROUP_COMPOSE_H
 
 #include "group/group.h"
+#include "group/scratch.h"
 
 #include <stdlib.h>
 
@@ -131,9 +132,14 @@ static inline int shmcoll_compose_leads(const shmcoll_group_task_t *t, int chann
     return t->group->map.node_rank[t->group->rank] == channel;
 }
 
-/* Scratch at init: never NULL for 0 bytes (NULL means no memory). */
+/* Scratch at init: never NULL for 0 bytes (NULL means no memory); large buffers come from the
+ * pool that keeps them between calls (group/scratch.h), and go back with shmcoll_compose_free. */
 static inline void *shmcoll_compose_malloc(size_t bytes) {
-    return malloc(bytes ? bytes : 1);
+    return shmcoll_scratch_get(bytes);
+}
+
+static inline void shmcoll_compose_free(void *buf) {
+    shmcoll_scratch_put(buf);
 }
 
 /* A local copy (unpacking, permuting blocks), counted in the node team's DAV as the node

@@ -62,8 +62,8 @@ _Static_assert(sizeof(compose_allreduce_t) <= SHMCOLL_COMPOSE_STATE_BYTES, "stat
 
 static void allreduce_fini(shmcoll_group_task_t *t) {
     compose_allreduce_t *s = SHMCOLL_COMPOSE_STATE(t, compose_allreduce_t);
-    free(s->counts);
-    free(s->scratch);
+    shmcoll_compose_free(s->counts);
+    shmcoll_compose_free(s->scratch);
 }
 
 static shmcoll_status_t allreduce_init(shmcoll_group_task_t *t) {

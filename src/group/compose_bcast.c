@@ -30,7 +30,7 @@ typedef struct compose_bcast {
 _Static_assert(sizeof(compose_bcast_t) <= SHMCOLL_COMPOSE_STATE_BYTES, "state fits");
 
 static void bcast_fini(shmcoll_group_task_t *t) {
-    free(SHMCOLL_COMPOSE_STATE(t, compose_bcast_t)->counts);
+    shmcoll_compose_free(SHMCOLL_COMPOSE_STATE(t, compose_bcast_t)->counts);
 }
 
 static shmcoll_status_t bcast_init(shmcoll_group_task_t *t) {

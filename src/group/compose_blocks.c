@@ -5,8 +5,8 @@
 #include <stdlib.h>
 
 void shmcoll_compose_heap_free(shmcoll_compose_heap_t *heap) {
-    free(heap->arena);
-    for (int i = 0; i < 4; i++) free(heap->scratch[i]);
+    shmcoll_compose_free(heap->arena);
+    for (int i = 0; i < 4; i++) shmcoll_compose_free(heap->scratch[i]);
 }
 
 shmcoll_status_t shmcoll_compose_heap_unwind(shmcoll_compose_heap_t *heap,

@@ -49,7 +49,7 @@ static shmcoll_status_t reduce_init(shmcoll_group_task_t *t) {
         s->counts =
             shmcoll_compose_malloc(2 * (size_t)g->map.node_size[g->node] * sizeof *s->counts);
         if (!s->counts) {
-            free(s->scratch);
+            shmcoll_compose_free(s->scratch);
             return SHMCOLL_ERR_NO_MEMORY;
         }
     }
@@ -93,8 +93,8 @@ static shmcoll_status_t reduce_progress(shmcoll_group_task_t *t) {
 
 static void reduce_fini(shmcoll_group_task_t *t) {
     compose_reduce_t *s = SHMCOLL_COMPOSE_STATE(t, compose_reduce_t);
-    free(s->scratch);
-    free(s->counts);
+    shmcoll_compose_free(s->scratch);
+    shmcoll_compose_free(s->counts);
 }
 
 const shmcoll_compose_ops_t shmcoll_compose_reduce_ops = {

@@ -113,7 +113,7 @@ static shmcoll_status_t scan_progress(shmcoll_group_task_t *t) {
 }
 
 static void scan_fini(shmcoll_group_task_t *t) {
-    free(SHMCOLL_COMPOSE_STATE(t, compose_scan_t)->scratch);
+    shmcoll_compose_free(SHMCOLL_COMPOSE_STATE(t, compose_scan_t)->scratch);
 }
 
 const shmcoll_compose_ops_t shmcoll_compose_scan_ops = {

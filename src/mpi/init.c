@@ -14,6 +14,7 @@
 
 #include "base/config.h"
 #include "base/log.h"
+#include "group/scratch.h"
 #include "kernels/kernels.h"
 #include "select/tune.h"
 #include "shmcoll.h"
@@ -92,6 +93,7 @@ SHMCOLL_API int MPI_Finalize(void) {
         if (config->stats) shmcoll_mpi_heap_report();
         if (config->stats) shmcoll_mpi_footprint_report();
         shmcoll_mpi_comm_state_finalize();
+        shmcoll_scratch_release(); /* the compositions' kept scratch (group/scratch.h) */
         atomic_store_explicit(&ready, 0, memory_order_release);
     }
     return PMPI_Finalize();
