@@ -4,6 +4,7 @@
 
 #include "base/config.h"
 #include "base/log.h"
+#include "select/select.h"
 #include "select/tune.h"
 
 #include <stdint.h>
@@ -12,7 +13,6 @@
 #include <time.h>
 
 #define BLOCK  4    /* calls of one way in a row: a way's first calls after a switch warm it */
-#define BANDS  64   /* size bands: 0 bytes, then [2^(b-1), 2^b) */
 #define MARGIN 0.98 /* the MPI library's way must be this much faster to be chosen */
 
 enum { MEASURING, OURS, THEIRS };
@@ -26,7 +26,7 @@ typedef struct shmcoll_mpi_calib_band {
 
 /* A communicator's (its state's calib). */
 typedef struct calib {
-    calib_band_t *bands[SHMCOLL_MPI_COLL_COUNT]; /* [BANDS] each, made on first use */
+    calib_band_t *bands[SHMCOLL_MPI_COLL_COUNT]; /* [SHMCOLL_SELECT_BANDS] each, on first use */
 } calib_t;
 
 static void calib_free(void *p) {
@@ -48,21 +48,16 @@ static uint32_t calls_to_verdict(void) {
     return 2 * BLOCK + 2 * (uint32_t)((timed + BLOCK - 1) / BLOCK * BLOCK);
 }
 
-static int band_of(size_t bytes) {
-    return bytes ? 64 - __builtin_clzll((unsigned long long)bytes) : 0;
-}
-
-/* The band of the call, its state made on first use (NULL without memory: not calibrated, on
- * this rank alone, which would part the ranks, so a band that cannot be made is never used:
- * every rank then serves the call with shmcoll's way; see the caller). */
+/* The band of the call (the selector's size bands), its state made on first use; NULL without
+ * memory. */
 static calib_band_t *band_for(shmcoll_mpi_comm_t *state, shmcoll_mpi_coll_t coll, size_t bytes) {
     if (!state->calib) {
         if (!(state->calib = calloc(1, sizeof(calib_t)))) return NULL;
         state->calib_free = calib_free;
     }
     calib_band_t **bands = &((calib_t *)state->calib)->bands[coll];
-    if (!*bands && !(*bands = calloc(BANDS, sizeof **bands))) return NULL;
-    return &(*bands)[band_of(bytes)];
+    if (!*bands && !(*bands = calloc(SHMCOLL_SELECT_BANDS, sizeof **bands))) return NULL;
+    return &(*bands)[shmcoll_select_band(bytes)];
 }
 
 shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,

@@ -5,15 +5,15 @@
  * force), the first blocking calls of each size band of each collective on a communicator take
  * turns: blocks of 4 calls through shmcoll, then 4 through the MPI library (PMPI_*), and so on;
  * the first block of each is a warm-up, then SHMCOLL_CALIBRATE calls of each are timed (in
- * whole blocks). After the
- * last of them one PMPI_Allreduce (MAX) of every rank's fastest call of each way gives every rank
- * the same verdict, kept for the communicator's life: the MPI library's own serves the band when
- * it was faster by more than 2%, straight from the wrapper (before any argument translation), and
- * shmcoll's otherwise. The bands are those of the selector (powers of two) of the size every rank
- * knows alike (the descriptor's key, call.h), up to SHMCOLL_CALIBRATE_MAX; the turns are counted
- * per band, and every rank counts the same calls, so all ranks take the same way on every call
- * and meet in the same PMPI_Allreduce. The v-variants whose sizes only some ranks know (gatherv,
- * scatterv, alltoallv) and the non-blocking and persistent forms are not calibrated.
+ * whole blocks). After the last of them one PMPI_Allreduce (MAX) of every rank's fastest block of
+ * each way gives every rank the same verdict, kept for the communicator's life: the MPI library's
+ * own serves the band when it was faster by more than 2%, straight from the wrapper (before any
+ * argument translation), and shmcoll's otherwise. The bands are those of the selector (powers of
+ * two) of the size every rank knows alike (the descriptor's key, call.h), up to
+ * SHMCOLL_CALIBRATE_MAX; the turns are counted per band, and every rank counts the same calls, so
+ * all ranks take the same way on every call and meet in the same PMPI_Allreduce. The v-variants
+ * whose sizes only some ranks know (gatherv, scatterv, alltoallv) and the non-blocking and
+ * persistent forms are not calibrated.
  *
  * A way's time is its fastest block, the sum of the times of the block's calls: calls in a row
  * overlap (a rank leaves a call while a peer still finishes it), which a single call's time does

@@ -4,10 +4,8 @@
 
 #include <stdlib.h>
 
-#define BANDS 64
-
 /* The choices of one kind for (commutative, in place, size band). */
-typedef const shmcoll_algo_t *select_table_t[2][2][BANDS];
+typedef const shmcoll_algo_t *select_table_t[2][2][SHMCOLL_SELECT_BANDS];
 
 /* Per team: its description, the tuning rules in force when it was set up, and a table per kind
  * (made on the kind's first call). */
@@ -116,11 +114,6 @@ static void state_free(void *state) {
     free(s);
 }
 
-/* 0 for 0 bytes, else 1 + floor(log2(bytes)). */
-static int band_of(size_t bytes) {
-    return bytes ? 64 - __builtin_clzll((unsigned long long)bytes) : 0;
-}
-
 /* The team's selection state, made on first use. Without memory for it the choice is made
  * from the same description each time, uncached: the same on every member either way. */
 static select_state_t *state_of(shmcoll_team_t *team) {
@@ -189,7 +182,7 @@ static const shmcoll_algo_t *choose(select_state_t *state, const shmcoll_select_
     if (!state->tables[args->kind]) state->tables[args->kind] = calloc(1, sizeof(select_table_t));
     select_table_t *table = state->tables[args->kind];
     if (!table) return cheapest(args, &state->team);
-    const int band = band_of(args->bytes);
+    const int band = shmcoll_select_band(args->bytes);
     const shmcoll_algo_t **slot = &(*table)[args->commutative != 0][args->in_place != 0][band];
     if (!*slot) {
         shmcoll_select_args_t typical = *args;

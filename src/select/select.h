@@ -12,6 +12,13 @@
 #include "select/tune.h"
 #include "topo/hierarchy.h"
 
+/* Size bands, the keys of choices by size: 0 for 0 bytes, else 1 + floor(log2(bytes)), so band
+ * b > 0 holds [2^(b-1), 2^b). */
+#define SHMCOLL_SELECT_BANDS 64
+static inline int shmcoll_select_band(size_t bytes) {
+    return bytes ? 64 - __builtin_clzll((unsigned long long)bytes) : 0;
+}
+
 /* The choice for `args` on a team described by `team`, applying `tune` (may be NULL). NULL when
  * no algorithm supports the call (the caller falls back). */
 const shmcoll_algo_t *shmcoll_select(const shmcoll_select_args_t *args,
