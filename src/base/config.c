@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static shmcoll_config_t config;
+shmcoll_config_t shmcoll_config_values;
+atomic_int shmcoll_config_loaded;
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 
 long long shmcoll_config_parse_size(const char *text) {
@@ -73,15 +74,21 @@ static void parse_knob(const char *env, const char *kind, const char *deflt, voi
 }
 
 void shmcoll_config_reload(void) {
-#define PARSE_KNOB(field, env, kind, deflt, doc) parse_knob(env, #kind, deflt, &config.field);
+#define PARSE_KNOB(field, env, kind, deflt, doc)                                                   \
+    parse_knob(env, #kind, deflt, &shmcoll_config_values.field);
     SHMCOLL_KNOBS(PARSE_KNOB)
 #undef PARSE_KNOB
-    shmcoll_log_set_verbose(config.verbose);
+    shmcoll_log_set_verbose(shmcoll_config_values.verbose);
 }
 
-const shmcoll_config_t *shmcoll_config(void) {
-    pthread_once(&config_once, shmcoll_config_reload);
-    return &config;
+static void load_once(void) {
+    shmcoll_config_reload();
+    atomic_store_explicit(&shmcoll_config_loaded, 1, memory_order_release);
+}
+
+const shmcoll_config_t *shmcoll_config_load(void) {
+    pthread_once(&config_once, load_once);
+    return &shmcoll_config_values;
 }
 
 int shmcoll_config_knob(int index, const char **env, const char **deflt, const char **doc) {

@@ -3,6 +3,7 @@
 #ifndef SHMCOLL_BASE_CONFIG_H
 #define SHMCOLL_BASE_CONFIG_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 /* X(field, ENV_NAME, kind, default-as-string, doc); kind is BOOL, INT, SIZE, SECONDS or STRING. */
@@ -114,8 +115,17 @@ typedef struct shmcoll_config {
 #undef SHMCOLL_KNOB_FIELD
 } shmcoll_config_t;
 
-/* The configuration, read from the environment on the first call. */
-const shmcoll_config_t *shmcoll_config(void);
+/* The configuration, read from the environment on the first call. Asked a dozen times per
+ * collective, so the loaded case is one load and no call (pthread_once through the PLT cost
+ * some 80 instructions per small collective). */
+extern shmcoll_config_t shmcoll_config_values;
+extern atomic_int shmcoll_config_loaded;
+const shmcoll_config_t *shmcoll_config_load(void);
+static inline const shmcoll_config_t *shmcoll_config(void) {
+    if (__builtin_expect(atomic_load_explicit(&shmcoll_config_loaded, memory_order_acquire), 1))
+        return &shmcoll_config_values;
+    return shmcoll_config_load();
+}
 
 /* Re-read the environment (tests change variables between cases). Not thread-safe. */
 void shmcoll_config_reload(void);

@@ -4,6 +4,7 @@
 #include "mpi/calibrate.h"
 #include "mpi/check.h"
 #include "mpi/progress.h"
+#include "mpi/repeat.h"
 
 #include "group/compose.h"
 
@@ -29,7 +30,10 @@ int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs,
          * allocation here would send this rank alone to the MPI library. */
         size_t sizes[4 * (size_t)call.state->size];
         call.sizes = sizes;
-        status = shmcoll_mpi_call_prepare(&call, desc, margs);
+        if (!shmcoll_mpi_repeat_reuse(&call, desc, margs)) {
+            status = shmcoll_mpi_call_prepare(&call, desc, margs);
+            if (status == SHMCOLL_OK) shmcoll_mpi_repeat_keep(&call, desc, margs);
+        }
         if (status == SHMCOLL_OK && !call.algo) status = shmcoll_group_run(call.group, &call.args);
         status = shmcoll_mpi_call_finish(&call, status);
     }

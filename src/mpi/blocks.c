@@ -141,6 +141,7 @@ shmcoll_status_t shmcoll_mpi_blocks_unpack(shmcoll_mpi_blocks_t *b, int skip, MP
 }
 
 void shmcoll_mpi_blocks_free(shmcoll_mpi_blocks_t *b) {
+    if (!b->temp) return; /* free(NULL) is not free here: the shared heap's free is asked */
     free(b->temp);
     b->temp = NULL;
 }

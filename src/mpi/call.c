@@ -116,6 +116,7 @@ shmcoll_status_t shmcoll_mpi_call_self(shmcoll_mpi_call_t *call, void *dst, cons
 
 shmcoll_status_t shmcoll_mpi_call_op(shmcoll_mpi_call_t *call, MPI_Datatype datatype, MPI_Op op) {
     SHMCOLL_CHECK(shmcoll_mpi_op_translate(datatype, op, &call->op_ctx, &call->rop, &call->reason));
+    call->derived |= !call->rop.kernel; /* only a predefined op on a predefined type has one */
     call->args.op = &call->rop;
     call->args.net_op = &call->op_ctx;
     return SHMCOLL_OK;

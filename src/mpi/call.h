@@ -101,6 +101,7 @@ typedef struct shmcoll_mpi_call {
     const char *reason;        /* why the call goes to the MPI library */
     int quiet;                 /* ... not to be logged (SHMCOLL_VERBOSE): said once elsewhere */
     const char *algo;          /* set when served without the group: done at once */
+    int derived;               /* prepare met a derived datatype or a user op (repeat.h) */
     uint64_t bytes;            /* payload, counted by the counting rank (stats.h) */
     uint64_t share;            /* this rank's share of a payload no rank knows whole */
     uint64_t dav;              /* DAV of copies made without the group (one process) */

@@ -15,9 +15,11 @@ static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
     const int in_place = a->send.buf == MPI_IN_PLACE;
     shmcoll_mpi_blocks_t *send = &call->send, *recv = &call->recv;
     if ((a->varying && !a->recv.counts) ||
-        shmcoll_mpi_move_blocks(a, &a->recv, p, recv, call->sizes, call->sizes + p) != SHMCOLL_OK ||
-        (!in_place && (shmcoll_mpi_move_blocks(a, &a->send, 1, send, NULL, NULL) != SHMCOLL_OK ||
-                       send->total != shmcoll_mpi_blocks_bytes(recv, me))))
+        shmcoll_mpi_move_blocks(call, a, &a->recv, p, recv, call->sizes, call->sizes + p) !=
+            SHMCOLL_OK ||
+        (!in_place &&
+         (shmcoll_mpi_move_blocks(call, a, &a->send, 1, send, NULL, NULL) != SHMCOLL_OK ||
+          send->total != shmcoll_mpi_blocks_bytes(recv, me))))
         return shmcoll_mpi_call_reject(call, "invalid arguments");
     if (recv->total == 0) return shmcoll_mpi_call_local(call, "empty");
     if (!call->group && in_place) return shmcoll_mpi_call_local(call, "self");

@@ -33,8 +33,8 @@ static atomic_uint states_deleted;
 static __thread struct {
     MPI_Comm comm;
     shmcoll_mpi_comm_t *state;
-    unsigned deleted; /* states_deleted when the entry was made */
-} last;
+    unsigned deleted;                              /* states_deleted when the entry was made */
+} last __attribute__((tls_model("initial-exec"))); /* no __tls_get_addr call per collective */
 
 /* Runs inside MPI_Comm_free and, for MPI_COMM_WORLD/SELF, in our MPI_Finalize. Destroying a team
  * is local (the segment is already unlinked), so it is safe at any of these points. */
@@ -43,6 +43,7 @@ static int state_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
     atomic_fetch_add_explicit(&states_deleted, 1, memory_order_relaxed);
     shmcoll_mpi_group_destroy(state->setup);
     if (state->calib) state->calib_free(state->calib);
+    if (state->repeat) state->repeat_free(state->repeat);
     free(state);
     return MPI_SUCCESS;
 }

@@ -30,8 +30,10 @@ typedef struct shmcoll_mpi_comm {
     const char *reason;     /* why the communicator is not handled */
     shmcoll_group_t *group; /* for SHMCOLL_MPI_COMM_GROUP: &setup->group */
     shmcoll_mpi_group_t *setup;
-    void *calib;                /* calibration's verdicts (calibrate.h); NULL until used ... */
-    void (*calib_free)(void *); /* ... and what frees them with the state */
+    void *calib;                 /* calibration's verdicts (calibrate.h); NULL until used ... */
+    void (*calib_free)(void *);  /* ... and what frees them with the state */
+    void *repeat;                /* the last prepared calls (repeat.h); NULL until kept ... */
+    void (*repeat_free)(void *); /* ... and what frees them with the state */
 } shmcoll_mpi_comm_t;
 
 /* Creates the attribute keyval (part of the one-time setup). */

@@ -50,11 +50,13 @@ int shmcoll_mpi_move_fallback(const void *margs, MPI_Comm comm, int large,
     }
 }
 
-shmcoll_status_t shmcoll_mpi_move_blocks(const shmcoll_mpi_move_args_t *a,
+shmcoll_status_t shmcoll_mpi_move_blocks(shmcoll_mpi_call_t *call, const shmcoll_mpi_move_args_t *a,
                                          const shmcoll_mpi_side_t *side, int n,
                                          shmcoll_mpi_blocks_t *b, size_t *bytes, size_t *offsets) {
-    return shmcoll_mpi_blocks_init(b, side->buf, side->count, side->counts, side->displs, a->wide,
-                                   side->datatype, n, bytes, offsets);
+    SHMCOLL_CHECK(shmcoll_mpi_blocks_init(b, side->buf, side->count, side->counts, side->displs,
+                                          a->wide, side->datatype, n, bytes, offsets));
+    call->derived |= !b->layout.predefined;
+    return SHMCOLL_OK;
 }
 
 size_t shmcoll_mpi_move_key(const void *margs, const shmcoll_mpi_comm_t *state) {
@@ -82,9 +84,10 @@ shmcoll_status_t shmcoll_mpi_move_rooted_prepare(shmcoll_mpi_call_t *call,
     const int in_place = own->buf == MPI_IN_PLACE;
     if (root < 0 || root >= p || (in_place && !is_root) ||
         (is_root && a->varying && !all->counts) ||
-        (!in_place && shmcoll_mpi_move_blocks(a, own, 1, own_blocks, NULL, NULL) != SHMCOLL_OK) ||
-        (is_root && shmcoll_mpi_move_blocks(a, all, p, all_blocks, call->sizes, call->sizes + p) !=
-                        SHMCOLL_OK) ||
+        (!in_place &&
+         shmcoll_mpi_move_blocks(call, a, own, 1, own_blocks, NULL, NULL) != SHMCOLL_OK) ||
+        (is_root && shmcoll_mpi_move_blocks(call, a, all, p, all_blocks, call->sizes,
+                                            call->sizes + p) != SHMCOLL_OK) ||
         (is_root && !in_place && own_blocks->total != shmcoll_mpi_blocks_bytes(all_blocks, root)))
         return shmcoll_mpi_call_reject(call, "invalid arguments");
     /* Every rank knows the block size of gather and scatter; the sizes of their v-variants only

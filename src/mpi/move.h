@@ -46,8 +46,8 @@ int shmcoll_mpi_move_fallback(const void *margs, MPI_Comm comm, int large,
                               const shmcoll_mpi_how_t *how);
 
 /* The n blocks of a side (blocks.h: `bytes` and `offsets` are the caller's arrays of n when it
- * varies). */
-shmcoll_status_t shmcoll_mpi_move_blocks(const shmcoll_mpi_move_args_t *a,
+ * varies); a derived datatype marks the call (call->derived). */
+shmcoll_status_t shmcoll_mpi_move_blocks(shmcoll_mpi_call_t *call, const shmcoll_mpi_move_args_t *a,
                                          const shmcoll_mpi_side_t *side, int n,
                                          shmcoll_mpi_blocks_t *b, size_t *bytes, size_t *offsets);
 

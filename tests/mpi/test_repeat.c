@@ -1,0 +1,211 @@
+/* Calls repeated with the same arguments (src/mpi/repeat.h): a repeat takes the prepared call of
+ * the last one, so whatever can differ under the same argument bytes must not be kept.
+ *
+ * - The same arguments over and over with new contents, interleaved with other arguments on the
+ *   same buffers (another count, root, MPI_IN_PLACE), for each collective that keeps its calls:
+ *   every result right.
+ * - A derived datatype freed and another made, which the MPI library may give the freed one's
+ *   handle, used with the same buffer and count: the new type's size must count (bcast and
+ *   allgather of k ints, k = 1..4, with a guard after the data).
+ * - A user op freed and another made in its place (sum, then max, then a product), the same
+ *   allreduce each time: the new op must reduce.
+ * - A communicator freed and another of other members made in its place: the new one's root.
+ * Whether a handle came back is printed, not required (the MPI library decides). */
+#include "mpi_check.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define N     16
+#define ROUND 3 /* calls of one set of arguments in a row */
+
+static void fill(int *v, int n, int salt) {
+    for (int i = 0; i < n; i++) v[i] = (int)(check_hash(check_rank, (size_t)i, salt) % 1000);
+}
+
+static int value(int rank, int i, int salt) {
+    return (int)(check_hash(rank, (size_t)i, salt) % 1000);
+}
+
+/* Allreduce, bcast, gather, scatter, allgather, alltoall and reduce_scatter_block, each called
+ * ROUND times in a row with the same arguments, then with other ones, over `rounds` rounds. */
+static void same_arguments(int rounds) {
+    const int p = check_size;
+    static int in[N * 64], out[N * 64];
+    for (int r = 0; r < rounds; r++) {
+        const int n = r % 2 ? N : N / 2, root = r % p, salt = r * 100;
+        for (int k = 0; k < ROUND; k++) {
+            const int s = salt + k;
+            fill(in, n * p, s);
+            MPI_Allreduce(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            for (int i = 0; i < n; i++) {
+                int want = 0;
+                for (int q = 0; q < p; q++) want += value(q, i, s);
+                if (!CHECK(out[i] == want, "allreduce round %d call %d [%d]", r, k, i)) break;
+            }
+            if (check_rank == root) fill(out, n, s);
+            MPI_Bcast(out, n, MPI_INT, root, MPI_COMM_WORLD);
+            for (int i = 0; i < n; i++)
+                if (!CHECK(out[i] == value(root, i, s), "bcast round %d call %d [%d]", r, k, i))
+                    break;
+            MPI_Gather(in, n, MPI_INT, out, n, MPI_INT, root, MPI_COMM_WORLD);
+            for (int q = 0; check_rank == root && q < p; q++)
+                for (int i = 0; i < n; i++)
+                    if (!CHECK(out[q * n + i] == value(q, i, s), "gather round %d [%d][%d]", r, q,
+                               i))
+                        q = p;
+            MPI_Scatter(in, n, MPI_INT, out, n, MPI_INT, root, MPI_COMM_WORLD);
+            for (int i = 0; i < n; i++)
+                if (!CHECK(out[i] == value(root, check_rank * n + i, s), "scatter round %d [%d]", r,
+                           i))
+                    break;
+            MPI_Allgather(in, n, MPI_INT, out, n, MPI_INT, MPI_COMM_WORLD);
+            for (int q = 0; q < p; q++)
+                for (int i = 0; i < n; i++)
+                    if (!CHECK(out[q * n + i] == value(q, i, s), "allgather round %d [%d][%d]", r,
+                               q, i))
+                        q = p;
+            MPI_Alltoall(in, n, MPI_INT, out, n, MPI_INT, MPI_COMM_WORLD);
+            for (int q = 0; q < p; q++)
+                for (int i = 0; i < n; i++)
+                    if (!CHECK(out[q * n + i] == value(q, check_rank * n + i, s),
+                               "alltoall round %d [%d][%d]", r, q, i))
+                        q = p;
+            MPI_Reduce_scatter_block(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            for (int i = 0; i < n; i++) {
+                int want = 0;
+                for (int q = 0; q < p; q++) want += value(q, check_rank * n + i, s);
+                if (!CHECK(out[i] == want, "reduce_scatter_block round %d [%d]", r, i)) break;
+            }
+        }
+        /* The same buffer in place: other arguments, then the first ones again next round. */
+        fill(out, n, salt);
+        MPI_Allreduce(MPI_IN_PLACE, out, n, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        for (int i = 0; i < n; i++) {
+            int want = 0;
+            for (int q = 0; q < p; q++) want = value(q, i, salt) > want ? value(q, i, salt) : want;
+            if (!CHECK(out[i] == want, "allreduce in place round %d [%d]", r, i)) break;
+        }
+    }
+}
+
+/* Types of k = 1..4 ints made and freed in turn, each used with the same buffer and count. */
+static void derived_types(void) {
+    const int p = check_size;
+    static int buf[4 + CHECK_GUARD], all[4 * 64 + CHECK_GUARD];
+    MPI_Datatype first = MPI_DATATYPE_NULL;
+    int reused = 0;
+    for (int k = 1; k <= 4; k++) {
+        MPI_Datatype type;
+        MPI_Type_contiguous(k, MPI_INT, &type);
+        MPI_Type_commit(&type);
+        if (k == 1) first = type;
+        reused += k > 1 && type == first;
+        for (int call = 0; call < ROUND; call++) {
+            const int s = 10 * k + call;
+            for (int i = 0; i < 4 + CHECK_GUARD; i++) buf[i] = -1;
+            if (check_rank == 0) fill(buf, k, s);
+            MPI_Bcast(buf, 1, type, 0, MPI_COMM_WORLD);
+            for (int i = 0; i < 4; i++)
+                if (!CHECK(buf[i] == (i < k ? value(0, i, s) : -1),
+                           "bcast of %d ints, call %d: [%d] = %d", k, call, i, buf[i]))
+                    break;
+            fill(buf, k, s);
+            for (int i = 0; i < 4 * p + CHECK_GUARD; i++) all[i] = -1;
+            MPI_Allgather(buf, 1, type, all, 1, type, MPI_COMM_WORLD);
+            for (int q = 0; q < p; q++)
+                for (int i = 0; i < k; i++)
+                    if (!CHECK(all[q * k + i] == value(q, i, s), "allgather of %d ints [%d][%d]", k,
+                               q, i))
+                        q = p;
+            CHECK(all[p * k] == -1, "allgather of %d ints wrote past its data", k);
+        }
+        MPI_Type_free(&type);
+    }
+    if (check_rank == 0) printf("derived types: the freed handle came back %d times\n", reused);
+}
+
+/* Elements are pairs (a, b), the map x -> a x + b modulo M; the ops combine the earlier ranks'
+ * pair `in` with the later ones' `inout`: sum and max per field (commutative), and applying the
+ * earlier map first (associative, not commutative: any order but the ranks' shows). */
+#define M 1009
+static void sum_fn(void *in, void *inout, int *len, MPI_Datatype *type) {
+    for (int i = 0; i < 2 * *len; i++) ((int *)inout)[i] += ((int *)in)[i];
+}
+static void max_fn(void *in, void *inout, int *len, MPI_Datatype *type) {
+    for (int i = 0; i < 2 * *len; i++)
+        if (((int *)in)[i] > ((int *)inout)[i]) ((int *)inout)[i] = ((int *)in)[i];
+}
+static void compose_fn(void *in, void *inout, int *len, MPI_Datatype *type) {
+    for (int i = 0; i < *len; i++) {
+        const int *u = (const int *)in + 2 * i;
+        int *v = (int *)inout + 2 * i;
+        v[1] = (v[0] * u[1] + v[1]) % M;
+        v[0] = v[0] * u[0] % M;
+    }
+}
+
+/* Ops made and freed in turn, each used in the same allreduce of pairs (MPI_2INT). */
+static void user_ops(void) {
+    const int p = check_size;
+    MPI_User_function *fns[3] = {sum_fn, max_fn, compose_fn};
+    static int in[2 * N], out[2 * N];
+    MPI_Op first = MPI_OP_NULL;
+    int reused = 0;
+    for (int f = 0; f < 3; f++) {
+        MPI_Op op;
+        MPI_Op_create(fns[f], f < 2, &op);
+        if (f == 0) first = op;
+        reused += f > 0 && op == first;
+        for (int call = 0; call < ROUND; call++) {
+            const int s = 1000 + 10 * f + call;
+            for (int i = 0; i < 2 * N; i++) in[i] = 1 + value(check_rank, i, s) % 97;
+            MPI_Allreduce(in, out, N, MPI_2INT, op, MPI_COMM_WORLD);
+            for (int i = 0; i < N; i++) {
+                int a = 1 + value(0, 2 * i, s) % 97, b = 1 + value(0, 2 * i + 1, s) % 97;
+                for (int q = 1; q < p; q++) {
+                    const int c = 1 + value(q, 2 * i, s) % 97, d = 1 + value(q, 2 * i + 1, s) % 97;
+                    if (f == 0) a += c, b += d;
+                    if (f == 1) a = c > a ? c : a, b = d > b ? d : b;
+                    if (f == 2) b = (c * b + d) % M, a = c * a % M;
+                }
+                if (!CHECK(out[2 * i] == a && out[2 * i + 1] == b,
+                           "user op %d call %d [%d]: (%d, %d), not (%d, %d)", f, call, i,
+                           out[2 * i], out[2 * i + 1], a, b))
+                    break;
+            }
+        }
+        MPI_Op_free(&op);
+    }
+    if (check_rank == 0) printf("user ops: the freed handle came back %d times\n", reused);
+}
+
+/* A duplicate of MPI_COMM_WORLD, then the reverse order of its ranks, each in turn under what
+ * may be the same handle: the same bcast from root 0 must come from the new rank 0. */
+static void communicators(void) {
+    static int buf[N];
+    for (int c = 0; c < 4; c++) {
+        MPI_Comm comm;
+        MPI_Comm_split(MPI_COMM_WORLD, 0, c % 2 ? -check_rank : check_rank, &comm);
+        const int world_root = c % 2 ? check_size - 1 : 0;
+        for (int call = 0; call < 2 * ROUND + 5; call++) { /* past the set-up threshold */
+            const int s = 2000 + 10 * c + call;
+            if (check_rank == world_root) fill(buf, N, s);
+            MPI_Bcast(buf, N, MPI_INT, 0, comm);
+            for (int i = 0; i < N; i++)
+                if (!CHECK(buf[i] == value(world_root, i, s), "communicator %d call %d [%d]", c,
+                           call, i))
+                    break;
+        }
+        MPI_Comm_free(&comm);
+    }
+}
+
+int main(int argc, char **argv) {
+    check_init(&argc, &argv);
+    same_arguments(8);
+    derived_types();
+    user_ops();
+    communicators();
+    return check_finish("test_repeat");
+}
