@@ -63,11 +63,11 @@ static calib_band_t *band_for(shmcoll_mpi_comm_t *state, shmcoll_mpi_coll_t coll
 shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
                                              const shmcoll_mpi_coll_desc_t *desc, const void *margs,
                                              shmcoll_mpi_calib_turn_t *turn) {
-    turn->band = NULL;
+    *turn = (shmcoll_mpi_calib_turn_t){.settled = 1};
     const shmcoll_config_t *config = shmcoll_config();
     shmcoll_mpi_comm_t *state = call->state;
     if (config->calibrate <= 0 || !desc->key || !call->group || state->inter) return SHMCOLL_OK;
-    const size_t bytes = desc->key(margs, state);
+    const size_t bytes = turn->bytes = desc->key(margs, state);
     if (bytes > config->calibrate_max) return SHMCOLL_OK;
     calib_band_t *band = band_for(state, desc->coll, bytes);
     /* Without memory for the band the other ranks may calibrate while this one cannot count
@@ -94,6 +94,7 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
     const uint32_t i = band->calls++;
     *turn = (shmcoll_mpi_calib_turn_t){
         .band = band, .way = (int)(i / BLOCK) & 1, .timed = i >= 2 * BLOCK, .bytes = bytes};
+    /* settled stays 0: the band is still measured */
     /* A line per turn would be timed with it (a log line through the launcher costs tens of
      * microseconds). */
     call->quiet = 1;

@@ -29,7 +29,8 @@ typedef struct shmcoll_mpi_calib_turn {
     struct shmcoll_mpi_calib_band *band; /* NULL: the call is not part of a calibration */
     int way;                             /* 0: shmcoll's, 1: the MPI library's */
     int timed;
-    size_t bytes; /* the call's key */
+    int settled;  /* the way is the band's for good (or calibration does not apply) */
+    size_t bytes; /* the call's key, where calibration applies */
     double start;
 } shmcoll_mpi_calib_turn_t;
 

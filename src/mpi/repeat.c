@@ -1,5 +1,7 @@
-/* The last prepared call of each collective on a communicator. See repeat.h. */
+/* The last call of each collective on a communicator. See repeat.h. */
 #include "mpi/repeat.h"
+
+#include "base/config.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -7,8 +9,12 @@
 #define MARGS_MAX 128 /* larger argument records are not kept (none is today) */
 
 typedef struct repeat_entry {
-    size_t margs_size; /* 0: empty */
+    size_t margs_size; /* of the arguments below */
     unsigned char margs[MARGS_MAX];
+    int prepared; /* args, rop and op_ctx are the prepared call's */
+    shmcoll_mpi_repeat_way_t way;
+    size_t key; /* THEIRS: the descriptor's key then; a derived type remade under the same handle
+                 * may change it, and with it the band (every rank must take the same way) */
     shmcoll_coll_args_t args;
     shmcoll_reduce_op_t rop;
     shmcoll_mpi_op_ctx_t op_ctx;
@@ -24,12 +30,17 @@ static void repeat_free(void *p) {
     free(repeat);
 }
 
-int shmcoll_mpi_repeat_reuse(shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
-                             const void *margs) {
-    const repeat_t *repeat = call->state->repeat;
-    const repeat_entry_t *e = repeat ? repeat->entries[desc->coll] : NULL;
+/* The collective's entry when it holds these arguments. */
+static repeat_entry_t *find(const shmcoll_mpi_comm_t *state, const shmcoll_mpi_coll_desc_t *desc,
+                            const void *margs) {
+    const repeat_t *repeat = state->repeat;
+    repeat_entry_t *e = repeat ? repeat->entries[desc->coll] : NULL;
     if (!e || e->margs_size != desc->margs_size || memcmp(e->margs, margs, e->margs_size) != 0)
-        return 0;
+        return NULL;
+    return e;
+}
+
+static void restore(shmcoll_mpi_call_t *call, const repeat_entry_t *e) {
     call->args = e->args;
     call->rop = e->rop;
     call->op_ctx = e->op_ctx;
@@ -37,7 +48,64 @@ int shmcoll_mpi_repeat_reuse(shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_de
         call->args.op = &call->rop;
         call->args.net_op = &call->op_ctx;
     }
+}
+
+shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
+                                                    const shmcoll_mpi_coll_desc_t *desc,
+                                                    const void *margs, MPI_Comm comm, int large) {
+    const shmcoll_config_t *config = shmcoll_config();
+    shmcoll_mpi_comm_t *state;
+    /* Entries exist only on communicators with a group, set up already: no count or setup here. */
+    if (config->stats || config->check || comm == MPI_COMM_NULL ||
+        shmcoll_mpi_comm_state_get(comm, 0, &state) != SHMCOLL_OK ||
+        state->kind != SHMCOLL_MPI_COMM_GROUP)
+        return SHMCOLL_MPI_REPEAT_NONE;
+    const repeat_entry_t *e = find(state, desc, margs);
+    if (!e) return SHMCOLL_MPI_REPEAT_NONE;
+    if (e->way == SHMCOLL_MPI_REPEAT_THEIRS)
+        return desc->key(margs, state) == e->key ? e->way : SHMCOLL_MPI_REPEAT_NONE;
+    shmcoll_group_t *group = state->group;
+    if (e->way != SHMCOLL_MPI_REPEAT_OURS || group->team->failed)
+        return SHMCOLL_MPI_REPEAT_NONE; /* the usual sequence raises a failure */
+    /* What begin sets (call.c), then the prepared call. */
+    call->comm = comm;
+    call->coll = desc->coll;
+    call->form = SHMCOLL_MPI_BLOCKING;
+    call->function = desc->names[SHMCOLL_MPI_BLOCKING][large];
+    call->state = state;
+    call->group = group;
+    call->team_dav = group->team->dav;
+    call->net_bytes = group->net.bytes;
+    call->algo = NULL;
+    call->dav = call->bytes = call->share = 0; /* what end reads */
+    restore(call, e);
+    return SHMCOLL_MPI_REPEAT_OURS;
+}
+
+int shmcoll_mpi_repeat_reuse(shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
+                             const void *margs, int settled) {
+    repeat_entry_t *e = find(call->state, desc, margs);
+    if (!e || !e->prepared) return 0;
+    if (settled) e->way = SHMCOLL_MPI_REPEAT_OURS; /* calibration has ended since it was kept */
+    restore(call, e);
     return 1;
+}
+
+/* The collective's entry, made on first use; NULL without memory (kept next time, perhaps). */
+static repeat_entry_t *entry_for(shmcoll_mpi_comm_t *state, const shmcoll_mpi_coll_desc_t *desc,
+                                 const void *margs) {
+    if (desc->margs_size > MARGS_MAX) return NULL;
+    if (!state->repeat) {
+        if (!(state->repeat = calloc(1, sizeof(repeat_t)))) return NULL;
+        state->repeat_free = repeat_free;
+    }
+    repeat_entry_t **e = &((repeat_t *)state->repeat)->entries[desc->coll];
+    if (!*e && !(*e = malloc(sizeof **e))) return NULL;
+    (*e)->margs_size = desc->margs_size;
+    memcpy((*e)->margs, margs, desc->margs_size);
+    (*e)->prepared = 0;
+    (*e)->way = SHMCOLL_MPI_REPEAT_NONE;
+    return *e;
 }
 
 /* What a later call with the same argument bytes would prepare alike (repeat.h). */
@@ -49,21 +117,25 @@ static int repeatable(const shmcoll_mpi_call_t *call) {
 }
 
 void shmcoll_mpi_repeat_keep(const shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
-                             const void *margs) {
-    shmcoll_mpi_comm_t *state = call->state;
-    if (desc->margs_size > MARGS_MAX || !repeatable(call)) return;
-    if (!state->repeat) {
-        if (!(state->repeat = calloc(1, sizeof(repeat_t)))) return;
-        state->repeat_free = repeat_free;
-    }
-    repeat_entry_t **e = &((repeat_t *)state->repeat)->entries[desc->coll];
-    if (!*e && !(*e = malloc(sizeof **e))) return; /* kept next time, perhaps */
-    (*e)->margs_size = desc->margs_size;
-    memcpy((*e)->margs, margs, desc->margs_size);
-    (*e)->args = call->args;
+                             const void *margs, int settled) {
+    if (!repeatable(call)) return;
+    repeat_entry_t *e = entry_for(call->state, desc, margs);
+    if (!e) return;
+    e->prepared = 1;
+    e->way = settled ? SHMCOLL_MPI_REPEAT_OURS : SHMCOLL_MPI_REPEAT_NONE;
+    e->args = call->args;
     /* Uniform blocks: the per-block arrays (the call's stack) are not read. */
-    (*e)->args.sendcounts = (*e)->args.recvcounts = NULL;
-    (*e)->args.sdispls = (*e)->args.rdispls = NULL;
-    (*e)->rop = call->rop;
-    (*e)->op_ctx = call->op_ctx;
+    e->args.sendcounts = e->args.recvcounts = NULL;
+    e->args.sdispls = e->args.rdispls = NULL;
+    e->rop = call->rop;
+    e->op_ctx = call->op_ctx;
+}
+
+void shmcoll_mpi_repeat_keep_theirs(const shmcoll_mpi_call_t *call,
+                                    const shmcoll_mpi_coll_desc_t *desc, const void *margs,
+                                    size_t key) {
+    repeat_entry_t *e = entry_for(call->state, desc, margs);
+    if (!e) return;
+    e->way = SHMCOLL_MPI_REPEAT_THEIRS;
+    e->key = key;
 }

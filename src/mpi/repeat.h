@@ -1,30 +1,57 @@
-/* A blocking call repeated with the same arguments skips their translation.
+/* A blocking call repeated with the same arguments skips their translation, and where its way
+ * is settled, everything before its way.
  *
  * Applications call the same collective with the same arguments again and again (the dot
- * products of an iterative solver, a time step's halo sizes), and for a small message the
- * translation of MPI's arguments into coll/'s (datatype layouts, blocks, the op's kernel: some
- * 500 instructions of a gather) costs more than the shared-memory part. So each communicator
- * keeps, per collective, the last prepared call and the MPI arguments it came from; a call whose
- * arguments are the same bytes takes the prepared call instead of preparing again.
+ * products of an iterative solver, a time step's exchanges), and for a small message the general
+ * work of the MPI layer (the call record, the communicator's state, the datatypes' layouts and
+ * blocks, the op's kernel, calibration's band) costs as much as the shared-memory part, or as the
+ * MPI library's whole collective where that serves the call. So each communicator keeps, per
+ * collective, the MPI arguments of its last call, the call as prepared for the group, and the way
+ * the call went once that way is settled for good (calibrate.h). A call whose arguments are the
+ * same bytes then either goes straight to the MPI library (settled on its way), straight to the
+ * group with the prepared call (settled on shmcoll's), or through the usual sequence with the
+ * prepared call in place of preparing again (while calibration still takes turns).
  *
  * Only what cannot change under the same bytes is kept: every datatype and op of the call is
- * predefined (a derived type or user op may be freed and its handle reused for another, which
- * no wrapper of ours would see when freed from Fortran), no side needed packing (a temporary
- * buffer belongs to one call), and no per-block arrays (they live on the caller's stack). The
- * communicator's state holds the entries and frees them with itself. */
+ * predefined (a derived type or user op may be freed and its handle reused for another, which no
+ * wrapper of ours would see when freed from Fortran), no side needed packing (a temporary buffer
+ * belongs to one call), and no per-block arrays (their contents may change under the same
+ * pointers). Statistics (SHMCOLL_STATS) and argument checks (SHMCOLL_CHECK) want every call whole,
+ * so with either on no call skips the sequence. The communicator's state holds the entries and
+ * frees them with itself. */
 #ifndef SHMCOLL_MPI_REPEAT_H
 #define SHMCOLL_MPI_REPEAT_H
 
 #include "mpi/call.h"
 
+/* Where the entry of the call's collective settled it. */
+typedef enum shmcoll_mpi_repeat_way {
+    SHMCOLL_MPI_REPEAT_NONE,   /* not the same arguments, or nothing settled */
+    SHMCOLL_MPI_REPEAT_OURS,   /* `call` is ready to run on its group */
+    SHMCOLL_MPI_REPEAT_THEIRS, /* the MPI library's collective serves it */
+} shmcoll_mpi_repeat_way_t;
+
+/* The settled way of a call with `margs` on `comm`, before anything else of the call is done; for
+ * OURS the call is filled as begin and prepare would (call.h). */
+shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
+                                                    const shmcoll_mpi_coll_desc_t *desc,
+                                                    const void *margs, MPI_Comm comm, int large);
+
 /* Fills a cleared and begun call from its collective's last prepared call when `margs` are the
- * same bytes; 0 when the call must be prepared. */
+ * same bytes; 0 when the call must be prepared. `settled`: shmcoll's way serves such calls for
+ * good from now on. */
 int shmcoll_mpi_repeat_reuse(shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
-                             const void *margs);
+                             const void *margs, int settled);
 
 /* Keeps a call that prepare has just made (SHMCOLL_OK, before running) for the next calls with
- * the same `margs`, where it may be kept. */
+ * the same `margs`, where it may be kept; `settled`: shmcoll's way serves such calls for good. */
 void shmcoll_mpi_repeat_keep(const shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
-                             const void *margs);
+                             const void *margs, int settled);
+
+/* Keeps that calls with `margs` go to the MPI library for good: calibration's verdict for the
+ * band of `key` (the descriptor's key of the call). */
+void shmcoll_mpi_repeat_keep_theirs(const shmcoll_mpi_call_t *call,
+                                    const shmcoll_mpi_coll_desc_t *desc, const void *margs,
+                                    size_t key);
 
 #endif
