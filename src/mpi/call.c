@@ -211,6 +211,14 @@ shmcoll_status_t shmcoll_mpi_call_finish(shmcoll_mpi_call_t *call, shmcoll_statu
     return status;
 }
 
+void shmcoll_mpi_call_array(shmcoll_mpi_call_t *call, const void *at, size_t bytes) {
+    if (call->narrays < SHMCOLL_MPI_CALL_ARRAYS) {
+        call->arrays[call->narrays].at = at;
+        call->arrays[call->narrays].bytes = bytes;
+    }
+    call->narrays++;
+}
+
 uint64_t shmcoll_mpi_call_bytes(MPI_Datatype datatype, MPI_Count count) {
     MPI_Count size = 0;
     if (datatype == MPI_DATATYPE_NULL || count <= 0 ||

@@ -91,6 +91,8 @@ typedef struct shmcoll_mpi_how {
     SHMCOLL_PMPI_FORMS(how, Name, IName, __VA_ARGS__)
 #endif
 
+#define SHMCOLL_MPI_CALL_ARRAYS 4 /* alltoallv's counts and displacements of both sides */
+
 typedef struct shmcoll_mpi_call {
     MPI_Comm comm;
     shmcoll_mpi_coll_t coll;
@@ -102,6 +104,7 @@ typedef struct shmcoll_mpi_call {
     int quiet;                 /* ... not to be logged (SHMCOLL_VERBOSE): said once elsewhere */
     const char *algo;          /* set when served without the group: done at once */
     int derived;               /* prepare met a derived datatype or a user op (repeat.h) */
+    int narrays;               /* count and displacement arrays prepare read (repeat.h) */
     uint64_t bytes;            /* payload, counted by the counting rank (stats.h) */
     uint64_t share;            /* this rank's share of a payload no rank knows whole */
     uint64_t dav;              /* DAV of copies made without the group (one process) */
@@ -119,6 +122,10 @@ typedef struct shmcoll_mpi_call {
     int unpack;                  /* finish unpacks recv ... */
     int unpack_skip;             /* ... but its block unpack_skip (-1: none) */
     size_t *sizes;               /* 4 x size of scratch for per-block bytes and offsets */
+    struct {
+        const void *at;
+        size_t bytes;
+    } arrays[SHMCOLL_MPI_CALL_ARRAYS]; /* the first of those arrays (narrays may count more) */
 } shmcoll_mpi_call_t;
 
 /* A collective of the MPI layer. */
@@ -244,6 +251,10 @@ shmcoll_status_t shmcoll_mpi_call_self(shmcoll_mpi_call_t *call, void *dst, cons
 /* Translates (datatype, op) into call->rop (call->args.op and net_op point at it); NOT_SUPPORTED
  * with the reason when shmcoll cannot reduce them. */
 shmcoll_status_t shmcoll_mpi_call_op(shmcoll_mpi_call_t *call, MPI_Datatype datatype, MPI_Op op);
+
+/* Records that prepare read `bytes` of the user's array at `at` (per-block counts or
+ * displacements): a repeated call is the same only while they are (repeat.h). */
+void shmcoll_mpi_call_array(shmcoll_mpi_call_t *call, const void *at, size_t bytes);
 
 /* Whether statistics want this call's payload (stats on and the communicator's state known). */
 int shmcoll_mpi_call_counted(const shmcoll_mpi_call_t *call);

@@ -56,6 +56,12 @@ shmcoll_status_t shmcoll_mpi_move_blocks(shmcoll_mpi_call_t *call, const shmcoll
     SHMCOLL_CHECK(shmcoll_mpi_blocks_init(b, side->buf, side->count, side->counts, side->displs,
                                           a->wide, side->datatype, n, bytes, offsets));
     call->derived |= !b->layout.predefined;
+    if (side->counts) { /* what a repeat must find unchanged (repeat.h) */
+        const size_t count = a->wide ? sizeof(MPI_Count) : sizeof(int);
+        const size_t displ = a->wide ? sizeof(MPI_Aint) : sizeof(int);
+        shmcoll_mpi_call_array(call, side->counts, (size_t)n * count);
+        shmcoll_mpi_call_array(call, side->displs, (size_t)n * displ);
+    }
     return SHMCOLL_OK;
 }
 

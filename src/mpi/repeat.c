@@ -19,6 +19,13 @@ typedef struct repeat_entry {
     shmcoll_coll_args_t args;
     shmcoll_reduce_op_t rop;
     shmcoll_mpi_op_ctx_t op_ctx;
+    /* The v-variants: the user's arrays prepare read and a copy of their contents, then the
+     * per-block bytes and offsets prepare made of them, which args points into. */
+    int narrays;
+    const void *array_at[SHMCOLL_MPI_CALL_ARRAYS];
+    size_t array_bytes[SHMCOLL_MPI_CALL_ARRAYS];
+    unsigned char *copy; /* the arrays' contents back to back, then the sizes */
+    size_t copy_bytes;
 } repeat_entry_t;
 
 typedef struct repeat {
@@ -27,8 +34,21 @@ typedef struct repeat {
 
 static void repeat_free(void *p) {
     repeat_t *repeat = p;
-    for (int c = 0; c < SHMCOLL_MPI_COLL_COUNT; c++) free(repeat->entries[c]);
+    for (int c = 0; c < SHMCOLL_MPI_COLL_COUNT; c++) {
+        if (repeat->entries[c]) free(repeat->entries[c]->copy);
+        free(repeat->entries[c]);
+    }
     free(repeat);
+}
+
+/* The user's arrays hold what they held when the entry was kept. */
+static int arrays_same(const repeat_entry_t *e) {
+    const unsigned char *copy = e->copy;
+    for (int i = 0; i < e->narrays; i++) {
+        if (memcmp(e->array_at[i], copy, e->array_bytes[i]) != 0) return 0;
+        copy += e->array_bytes[i];
+    }
+    return 1;
 }
 
 /* The collective's entry when it holds these arguments. */
@@ -36,7 +56,8 @@ static repeat_entry_t *find(const shmcoll_mpi_comm_t *state, const shmcoll_mpi_c
                             const void *margs) {
     const repeat_t *repeat = state->repeat;
     repeat_entry_t *e = repeat ? repeat->entries[desc->coll] : NULL;
-    if (!e || e->margs_size != desc->margs_size || memcmp(e->margs, margs, e->margs_size) != 0)
+    if (!e || e->margs_size != desc->margs_size || memcmp(e->margs, margs, e->margs_size) != 0 ||
+        !arrays_same(e))
         return NULL;
     return e;
 }
@@ -102,20 +123,58 @@ static repeat_entry_t *entry_for(shmcoll_mpi_comm_t *state, const shmcoll_mpi_co
         state->repeat_free = repeat_free;
     }
     repeat_entry_t **e = &((repeat_t *)state->repeat)->entries[desc->coll];
-    if (!*e && !(*e = malloc(sizeof **e))) return NULL;
+    if (!*e && !(*e = calloc(1, sizeof **e))) return NULL;
     (*e)->margs_size = desc->margs_size;
     memcpy((*e)->margs, margs, desc->margs_size);
     (*e)->prepared = 0;
     (*e)->way = SHMCOLL_MPI_REPEAT_NONE;
+    (*e)->narrays = 0;
     return *e;
 }
 
-/* What a later call with the same argument bytes would prepare alike (repeat.h). */
+/* What a later call with the same argument bytes (and arrays) would prepare alike (repeat.h):
+ * of the per-block kinds those whose arrays prepare recorded (data movement; reduce_scatter's
+ * counts are not recorded). */
 static int repeatable(const shmcoll_mpi_call_t *call) {
     const shmcoll_coll_args_t *a = &call->args;
+    const int arrays_known =
+        !shmcoll_coll_kinds[a->kind].varying ||
+        (!shmcoll_coll_kinds[a->kind].reduces && call->narrays <= SHMCOLL_MPI_CALL_ARRAYS);
     return call->group && !call->algo && !call->derived && !call->send.temp && !call->recv.temp &&
-           !shmcoll_coll_kinds[a->kind].varying &&
-           (!a->op || (a->op == &call->rop && call->rop.kernel));
+           arrays_known && (!a->op || (a->op == &call->rop && call->rop.kernel));
+}
+
+/* A per-block array of args, from the call's sizes to the entry's copy of them. */
+static const size_t *moved(const size_t *p, const size_t *from, size_t n, const size_t *to) {
+    return p && p >= from && p < from + n ? to + (p - from) : NULL;
+}
+
+/* The v-variants' arrays and sizes into the entry; 0 without memory. */
+static int keep_arrays(repeat_entry_t *e, const shmcoll_mpi_call_t *call) {
+    const size_t nsizes = 4 * (size_t)call->state->size;
+    size_t bytes = nsizes * sizeof(size_t);
+    for (int i = 0; i < call->narrays; i++) bytes += call->arrays[i].bytes;
+    if (bytes > e->copy_bytes) {
+        unsigned char *copy = realloc(e->copy, bytes);
+        if (!copy) return 0;
+        e->copy = copy;
+        e->copy_bytes = bytes;
+    }
+    unsigned char *at = e->copy;
+    for (int i = 0; i < call->narrays; i++) {
+        e->array_at[i] = call->arrays[i].at;
+        e->array_bytes[i] = call->arrays[i].bytes;
+        memcpy(at, call->arrays[i].at, call->arrays[i].bytes);
+        at += call->arrays[i].bytes;
+    }
+    e->narrays = call->narrays;
+    size_t *sizes = memcpy(at, call->sizes, nsizes * sizeof(size_t));
+    shmcoll_coll_args_t *a = &e->args;
+    a->sendcounts = moved(a->sendcounts, call->sizes, nsizes, sizes);
+    a->sdispls = moved(a->sdispls, call->sizes, nsizes, sizes);
+    a->recvcounts = moved(a->recvcounts, call->sizes, nsizes, sizes);
+    a->rdispls = moved(a->rdispls, call->sizes, nsizes, sizes);
+    return 1;
 }
 
 void shmcoll_mpi_repeat_keep(const shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
@@ -123,12 +182,15 @@ void shmcoll_mpi_repeat_keep(const shmcoll_mpi_call_t *call, const shmcoll_mpi_c
     if (!repeatable(call)) return;
     repeat_entry_t *e = entry_for(call->state, desc, margs);
     if (!e) return;
+    e->args = call->args;
+    if (shmcoll_coll_kinds[call->args.kind].varying) {
+        if (!keep_arrays(e, call)) return; /* not prepared: made again next time */
+    } else { /* uniform blocks: the per-block arrays (the call's stack) are not read */
+        e->args.sendcounts = e->args.recvcounts = NULL;
+        e->args.sdispls = e->args.rdispls = NULL;
+    }
     e->prepared = 1;
     e->way = settled ? SHMCOLL_MPI_REPEAT_OURS : SHMCOLL_MPI_REPEAT_NONE;
-    e->args = call->args;
-    /* Uniform blocks: the per-block arrays (the call's stack) are not read. */
-    e->args.sendcounts = e->args.recvcounts = NULL;
-    e->args.sdispls = e->args.rdispls = NULL;
     e->rop = call->rop;
     e->op_ctx = call->op_ctx;
 }

@@ -4,6 +4,8 @@
  * - The same arguments over and over with new contents, interleaved with other arguments on the
  *   same buffers (another count, root, MPI_IN_PLACE), for each collective that keeps its calls:
  *   every result right.
+ * - The v-variants called again with the same arrays, whose contents then change: the new counts
+ *   must count.
  * - A derived datatype freed and another made, which the MPI library may give the freed one's
  *   handle, used with the same buffer and count: the new type's size must count (bcast and
  *   allgather of k ints, k = 1..4, with a guard after the data).
@@ -85,6 +87,69 @@ static void same_arguments(int rounds) {
             int want = 0;
             for (int q = 0; q < p; q++) want = value(q, i, salt) > want ? value(q, i, salt) : want;
             if (!CHECK(out[i] == want, "allreduce in place round %d [%d]", r, i)) break;
+        }
+    }
+}
+
+/* Block sizes of round r from rank q to rank t (alltoallv: its arguments are the arrays only). */
+static int block(int r, int q, int t) {
+    return 1 + (q + 2 * t + r) % 4;
+}
+
+/* Rank q's block in round r (gatherv, scatterv, allgatherv): only rank r mod p's changes from
+ * one round to the next, so the others call again with the same arguments, their own count
+ * included, while the arrays they pass say something else. */
+static int own(int r, int q) {
+    return 1 + (q + (q == r % check_size ? r : 0)) % 4;
+}
+
+/* Gatherv, scatterv, allgatherv and alltoallv called ROUND times in a row with the same
+ * arguments, then with other counts written into the same arrays: every result right. */
+static void same_arrays(int rounds) {
+    const int p = check_size, me = check_rank;
+    static int cnt[64], dsp[64], rcnt[64], rdsp[64], in[4 * 64], out[4 * 64 + CHECK_GUARD];
+    for (int r = 0; r < rounds; r++) {
+        const int root = (r / 2) % p;
+        for (int k = 0; k < ROUND; k++) {
+            const int s = 3000 + 10 * r + k;
+            int at = 0, rat = 0;
+            for (int q = 0; q < p; q++) {
+                cnt[q] = own(r, q), dsp[q] = at, at += cnt[q];
+                rcnt[q] = block(r, q, me), rdsp[q] = rat, rat += rcnt[q];
+            }
+            fill(in, 4 * p, s);
+            MPI_Gatherv(in, cnt[me], MPI_INT, out, cnt, dsp, MPI_INT, root, MPI_COMM_WORLD);
+            for (int q = 0; me == root && q < p; q++)
+                for (int i = 0; i < cnt[q]; i++)
+                    if (!CHECK(out[dsp[q] + i] == value(q, i, s), "gatherv round %d [%d][%d]", r, q,
+                               i))
+                        q = p;
+            MPI_Scatterv(in, cnt, dsp, MPI_INT, out, cnt[me], MPI_INT, root, MPI_COMM_WORLD);
+            for (int i = 0; i < cnt[me]; i++)
+                if (!CHECK(out[i] == value(root, dsp[me] + i, s), "scatterv round %d [%d]", r, i))
+                    break;
+            for (int i = 0; i < 4 * p + CHECK_GUARD; i++) out[i] = -1;
+            MPI_Allgatherv(in, cnt[me], MPI_INT, out, cnt, dsp, MPI_INT, MPI_COMM_WORLD);
+            for (int q = 0; q < p; q++)
+                for (int i = 0; i < cnt[q]; i++)
+                    if (!CHECK(out[dsp[q] + i] == value(q, i, s), "allgatherv round %d [%d][%d]", r,
+                               q, i))
+                        q = p;
+            CHECK(out[at] == -1, "allgatherv round %d wrote past its data", r);
+            /* alltoallv: rank q's block for t holds its elements 4t.. (at most 4 of them). */
+            int sat = 0;
+            static int scnt[64], sdsp[64], send[4 * 64];
+            for (int t = 0; t < p; t++) {
+                scnt[t] = block(r, me, t), sdsp[t] = sat;
+                for (int i = 0; i < scnt[t]; i++) send[sat + i] = value(me, 4 * t + i, s);
+                sat += scnt[t];
+            }
+            MPI_Alltoallv(send, scnt, sdsp, MPI_INT, out, rcnt, rdsp, MPI_INT, MPI_COMM_WORLD);
+            for (int q = 0; q < p; q++)
+                for (int i = 0; i < rcnt[q]; i++)
+                    if (!CHECK(out[rdsp[q] + i] == value(q, 4 * me + i, s),
+                               "alltoallv round %d [%d][%d]", r, q, i))
+                        q = p;
         }
     }
 }
@@ -204,6 +269,7 @@ static void communicators(void) {
 int main(int argc, char **argv) {
     check_init(&argc, &argv);
     same_arguments(8);
+    same_arrays(8);
     derived_types();
     user_ops();
     communicators();
