@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 typedef void (*describe_fn)(const void *margs, int rank, int size, shmcoll_mpi_check_t *check);
 
@@ -82,10 +83,14 @@ int64_t shmcoll_mpi_check_counts_hash(const void *counts, int wide, int n, int64
     return (int64_t)(hash >> 1);
 }
 
-/* Prints the error and ends the job; the message goes out before the abort. */
+/* Prints the error and ends the job; the message goes out before the abort. The launcher
+ * forwards a rank's output on its own time while an abort ends every process at once, so the
+ * message is given a moment to leave (seen lost once in many runs under MPICH's hydra). */
 static void fail(const char *function, const char *what) {
     shmcoll_log_error("%s: %s", function, what);
     fflush(stderr);
+    const struct timespec moment = {0, 200 * 1000 * 1000};
+    nanosleep(&moment, NULL);
     PMPI_Abort(MPI_COMM_WORLD, 1);
 }
 
