@@ -15,50 +15,47 @@ void shmcoll_mpi_call_set_before(void (*hook)(void)) {
     before_hook = hook;
 }
 
+/* Begin, calibration's turn, prepare (or the prepared call of a repeat), run and finish. */
+static shmcoll_status_t sequence(shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
+                                 const void *margs, MPI_Comm comm, int large,
+                                 shmcoll_mpi_calib_turn_t *turn) {
+    shmcoll_mpi_call_clear(call);
+    shmcoll_status_t status =
+        shmcoll_mpi_call_begin(call, desc, margs, comm, large, SHMCOLL_MPI_BLOCKING);
+    shmcoll_mpi_check(desc->coll, call->function, margs, comm); /* SHMCOLL_CHECK=1 */
+    if (status != SHMCOLL_OK) return status;
+    status = shmcoll_mpi_calibrate_begin(call, desc, margs, turn);
+    if (status == SHMCOLL_ERR_NOT_SUPPORTED && turn->settled)
+        shmcoll_mpi_repeat_keep_theirs(call, desc, margs, turn->bytes);
+    if (status != SHMCOLL_OK) return status;
+    /* Per-block byte counts and offsets of the v-variants, on the stack: a failed allocation
+     * here would send this rank alone to the MPI library. */
+    size_t sizes[4 * (size_t)call->state->size];
+    call->sizes = sizes;
+    if (!shmcoll_mpi_repeat_reuse(call, desc, margs, turn->settled)) {
+        status = shmcoll_mpi_call_prepare(call, desc, margs);
+        if (status == SHMCOLL_OK) shmcoll_mpi_repeat_keep(call, desc, margs, turn->settled);
+    }
+    if (status == SHMCOLL_OK && !call->algo) status = shmcoll_group_run(call->group, &call->args);
+    return shmcoll_mpi_call_finish(call, status);
+}
+
 int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
                          int large) {
     const int locked = shmcoll_mpi_progress_enter();
     if (before_hook) before_hook();
     shmcoll_mpi_call_t call;
+    shmcoll_mpi_calib_turn_t turn = {0};
+    shmcoll_status_t status;
     switch (shmcoll_mpi_repeat_settled(&call, desc, margs, comm, large)) {
     case SHMCOLL_MPI_REPEAT_THEIRS:
         shmcoll_mpi_progress_leave(locked);
         return desc->fallback(margs, comm, large, NULL);
-    case SHMCOLL_MPI_REPEAT_OURS: {
-        /* The group may still hand the call on (a row of @mpi, a size no algorithm serves). */
-        const shmcoll_status_t status = shmcoll_group_run(call.group, &call.args);
-        if (status == SHMCOLL_ERR_NOT_SUPPORTED) {
-            shmcoll_mpi_progress_leave(locked);
-            return desc->fallback(margs, comm, large, NULL);
-        }
-        const int rc = shmcoll_mpi_call_end(&call, status);
-        shmcoll_mpi_progress_leave(locked);
-        return rc;
-    }
-    default:
+    case SHMCOLL_MPI_REPEAT_OURS: /* the group may still hand it on (a row of @mpi) */
+        status = shmcoll_group_run(call.group, &call.args);
         break;
-    }
-    shmcoll_mpi_call_clear(&call);
-    shmcoll_status_t status =
-        shmcoll_mpi_call_begin(&call, desc, margs, comm, large, SHMCOLL_MPI_BLOCKING);
-    shmcoll_mpi_check(desc->coll, call.function, margs, comm); /* SHMCOLL_CHECK=1 */
-    shmcoll_mpi_calib_turn_t turn = {0};
-    if (status == SHMCOLL_OK) {
-        status = shmcoll_mpi_calibrate_begin(&call, desc, margs, &turn);
-        if (status == SHMCOLL_ERR_NOT_SUPPORTED && turn.settled)
-            shmcoll_mpi_repeat_keep_theirs(&call, desc, margs, turn.bytes);
-    }
-    if (status == SHMCOLL_OK) {
-        /* Per-block byte counts and offsets of the v-variants, on the stack: a failed
-         * allocation here would send this rank alone to the MPI library. */
-        size_t sizes[4 * (size_t)call.state->size];
-        call.sizes = sizes;
-        if (!shmcoll_mpi_repeat_reuse(&call, desc, margs, turn.settled)) {
-            status = shmcoll_mpi_call_prepare(&call, desc, margs);
-            if (status == SHMCOLL_OK) shmcoll_mpi_repeat_keep(&call, desc, margs, turn.settled);
-        }
-        if (status == SHMCOLL_OK && !call.algo) status = shmcoll_group_run(call.group, &call.args);
-        status = shmcoll_mpi_call_finish(&call, status);
+    default:
+        status = sequence(&call, desc, margs, comm, large, &turn);
     }
     int rc;
     if (status != SHMCOLL_ERR_NOT_SUPPORTED) {

@@ -92,9 +92,9 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
         }
     }
     const uint32_t i = band->calls++;
+    /* Not settled: the band is still measured. */
     *turn = (shmcoll_mpi_calib_turn_t){
         .band = band, .way = (int)(i / BLOCK) & 1, .timed = i >= 2 * BLOCK, .bytes = bytes};
-    /* settled stays 0: the band is still measured */
     /* A line per turn would be timed with it (a log line through the launcher costs tens of
      * microseconds). */
     call->quiet = 1;

@@ -28,7 +28,7 @@ static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
     if (!call->group) return shmcoll_mpi_call_local(call, "self");
 
     const int is_root = call->state->rank == a->root;
-    call->derived = !layout.predefined;
+    call->derived |= !layout.predefined;
     shmcoll_mpi_blocks_init_one(&call->recv, a->buf, a->count, a->datatype, &layout);
     SHMCOLL_CHECK(shmcoll_mpi_blocks_map(&call->recv));
     if (is_root) SHMCOLL_CHECK(shmcoll_mpi_blocks_pack(&call->recv, -1, call->comm));

@@ -87,20 +87,18 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
     if (!e) return SHMCOLL_MPI_REPEAT_NONE;
     if (e->way == SHMCOLL_MPI_REPEAT_THEIRS)
         return desc->key(margs, state) == e->key ? e->way : SHMCOLL_MPI_REPEAT_NONE;
-    shmcoll_group_t *group = state->group;
-    if (e->way != SHMCOLL_MPI_REPEAT_OURS || group->team->failed)
-        return SHMCOLL_MPI_REPEAT_NONE; /* the usual sequence raises a failure */
-    /* What begin sets (call.c), then the prepared call. */
+    if (e->way != SHMCOLL_MPI_REPEAT_OURS) return SHMCOLL_MPI_REPEAT_NONE;
+    /* The call as begin makes it (call.c), then the prepared call. */
+    shmcoll_mpi_call_clear(call);
     call->comm = comm;
     call->coll = desc->coll;
     call->form = SHMCOLL_MPI_BLOCKING;
     call->function = desc->names[SHMCOLL_MPI_BLOCKING][large];
+    call->unpack_skip = -1;
     call->state = state;
-    call->group = group;
-    call->team_dav = group->team->dav;
-    call->net_bytes = group->net.bytes;
-    call->algo = NULL;
-    call->dav = call->bytes = call->share = 0; /* what end reads */
+    call->group = state->group;
+    if (shmcoll_mpi_call_restart(call) != SHMCOLL_OK)
+        return SHMCOLL_MPI_REPEAT_NONE; /* the usual sequence raises the group's failure */
     restore(call, e);
     return SHMCOLL_MPI_REPEAT_OURS;
 }
@@ -133,15 +131,15 @@ static repeat_entry_t *entry_for(shmcoll_mpi_comm_t *state, const shmcoll_mpi_co
 }
 
 /* What a later call with the same argument bytes (and arrays) would prepare alike (repeat.h):
- * of the per-block kinds those whose arrays prepare recorded (data movement; reduce_scatter's
+ * no derived type or user op (an op without a kernel marks the call derived, call.c), and of
+ * the per-block kinds those whose arrays prepare recorded (data movement; reduce_scatter's
  * counts are not recorded). */
 static int repeatable(const shmcoll_mpi_call_t *call) {
-    const shmcoll_coll_args_t *a = &call->args;
+    const shmcoll_coll_kind_info_t *kind = &shmcoll_coll_kinds[call->args.kind];
     const int arrays_known =
-        !shmcoll_coll_kinds[a->kind].varying ||
-        (!shmcoll_coll_kinds[a->kind].reduces && call->narrays <= SHMCOLL_MPI_CALL_ARRAYS);
+        !kind->varying || (!kind->reduces && call->narrays <= SHMCOLL_MPI_CALL_ARRAYS);
     return call->group && !call->algo && !call->derived && !call->send.temp && !call->recv.temp &&
-           arrays_known && (!a->op || (a->op == &call->rop && call->rop.kernel));
+           arrays_known;
 }
 
 /* A per-block array of args, from the call's sizes to the entry's copy of them. */
