@@ -40,6 +40,12 @@
     X(net_segment, "SHMCOLL_NET_SEGMENT", SIZE, "1M",                                              \
       "bytes per segment of a pipelined collective across nodes: the node phases of one "          \
       "segment overlap the network step of the one before")                                        \
+    X(net_alltoall_max, "SHMCOLL_NET_ALLTOALL_MAX", SIZE, "128k",                                  \
+      "alltoall across nodes gathers a node's blocks at its leader (one message per pair of "      \
+      "nodes) up to this many bytes of the node's send side; larger calls go to the MPI library")  \
+    X(scratch_keep, "SHMCOLL_SCRATCH_KEEP", SIZE, "64M",                                           \
+      "across nodes: bytes of large scratch buffers each process keeps between calls (reused "     \
+      "instead of faulted in again; larger calls use their own buffers or none)")                  \
     X(net_bounded, "SHMCOLL_NET_BOUNDED", BOOL, "0",                                               \
       "1: every network step is a non-blocking MPI call waited for at most SHMCOLL_TIMEOUT (a "    \
       "node that never joins fails the call with an error); 0: a step nothing overlaps is the "    \

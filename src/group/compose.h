@@ -187,10 +187,6 @@ int shmcoll_compose_all_blocks(const shmcoll_group_map_t *map);
 void shmcoll_compose_transfer(shmcoll_group_task_t *t, int from, int to, const void *src, void *dst,
                               size_t bytes, size_t *counts, size_t *displs);
 
-/* Alltoall across nodes aggregates a node's blocks at its leader up to this many bytes of the
- * node's send side (compose_alltoall.c); larger calls go to the MPI library. */
-#define SHMCOLL_COMPOSE_ALLTOALL_NODE_MAX ((size_t)128 << 10)
-
 /* The compositions, one file each: compose_allreduce.c, compose_barrier.c, ... */
 extern const shmcoll_compose_ops_t shmcoll_compose_allreduce_ops;
 extern const shmcoll_compose_ops_t shmcoll_compose_barrier_ops;

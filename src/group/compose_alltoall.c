@@ -16,14 +16,17 @@
  * Aggregation pays where blocks are small, and costs four passes over a node's data in one
  * process and two buffers of it: alltoall is declined (every member alike, from the block size
  * and the map) when a node's send side, node size * p * block, exceeds
- * SHMCOLL_COMPOSE_ALLTOALL_NODE_MAX (compose.h). Measured between two nodes of two ranks:
- * aggregation 1.45-1.5x faster than the MPI library's alltoall with 4 KiB blocks (32 KiB per
- * node), 0.4-0.5x with 32 KiB blocks (256 KiB per node): the leader's copies then cost more than
- * the messages they save, and the MPI library's pairwise exchange moves each block once.
+ * SHMCOLL_NET_ALLTOALL_MAX (128 KiB). Measured between two nodes of two ranks: aggregation
+ * 1.45-1.5x faster than the MPI library's alltoall with 4 KiB blocks (32 KiB per node), 0.4-0.5x
+ * with 32 KiB blocks (256 KiB per node); measured again with the scratch kept between calls
+ * (both libraries, SHMCOLL_NET_ALLTOALL_MAX=64M): even with 64 KiB blocks (512 KiB per node),
+ * 0.6-0.9x with 256 KiB blocks, 0.4-0.55x with 1 and 4 MiB blocks. The leader's copies then cost
+ * more than the messages they save, and the MPI library's pairwise exchange moves each block once.
  * Alltoallv has no such shared size: only each member knows its own blocks, so it is served at any
  * size, with buffers of the node's data at the leader. Network bytes: each leader hands its
  * node's blocks to other nodes. */
 #include "group/compose_blocks.h"
+#include "base/config.h"
 
 typedef struct compose_alltoall {
     int uniform; /* alltoall: `block` bytes per pair */
@@ -113,7 +116,7 @@ static shmcoll_status_t alltoall_init(shmcoll_group_task_t *t) {
         int largest = 0;
         for (int n = 0; n < nnodes; n++)
             largest = map->node_size[n] > largest ? map->node_size[n] : largest;
-        if (s->block > SHMCOLL_COMPOSE_ALLTOALL_NODE_MAX / ((size_t)largest * p))
+        if (s->block > shmcoll_config()->net_alltoall_max / ((size_t)largest * p))
             return SHMCOLL_ERR_NOT_SUPPORTED;
     }
     const int leader = shmcoll_compose_leads(t, 0);

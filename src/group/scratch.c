@@ -1,5 +1,6 @@
 /* The compositions' scratch pool. See scratch.h. */
 #include "group/scratch.h"
+#include "base/config.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -46,18 +47,22 @@ void *shmcoll_scratch_get(size_t bytes) {
     return (char *)header + HEADER;
 }
 
+size_t shmcoll_scratch_keep(void) {
+    return shmcoll_config()->scratch_keep;
+}
+
 void shmcoll_scratch_put(void *buf) {
     if (!buf) return;
     void *header = (char *)buf - HEADER;
     const size_t bytes = size_of(header);
-    if (bytes < SHMCOLL_SCRATCH_MIN || bytes > SHMCOLL_SCRATCH_KEEP) {
+    if (bytes < SHMCOLL_SCRATCH_MIN || bytes > shmcoll_scratch_keep()) {
         free(header);
         return;
     }
     void *evicted[SHMCOLL_SCRATCH_KEPT + 1];
     int nevicted = 0;
     pthread_mutex_lock(&lock);
-    while (nkept && (nkept == SHMCOLL_SCRATCH_KEPT || kept_bytes + bytes > SHMCOLL_SCRATCH_KEEP))
+    while (nkept && (nkept == SHMCOLL_SCRATCH_KEPT || kept_bytes + bytes > shmcoll_scratch_keep()))
         evicted[nevicted++] = take(0);
     kept[nkept++] = header;
     kept_bytes += bytes;

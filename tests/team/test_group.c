@@ -852,9 +852,9 @@ static void test_alltoall(run_t *r, int varying) {
     int largest = 0;
     for (int n = 0; n < map->nnodes; n++)
         largest = map->node_size[n] > largest ? map->node_size[n] : largest;
-    /* alltoall: served up to SHMCOLL_COMPOSE_ALLTOALL_NODE_MAX per node send side; the last size
+    /* alltoall: served up to SHMCOLL_NET_ALLTOALL_MAX per node send side; the last size
      * is declined */
-    const size_t most = SHMCOLL_COMPOSE_ALLTOALL_NODE_MAX / ((size_t)largest * p);
+    const size_t most = shmcoll_config()->net_alltoall_max / ((size_t)largest * p);
     const size_t bases[] = {8, 1000, most, most + 1};
     for (size_t c = 0; c < NELEMS(bases) - (varying ? 1 : 0) && !r->fatal; c++)
         for (int variant = 0; variant < VARIANTS(varying) && !r->fatal; variant++) {
