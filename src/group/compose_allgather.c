@@ -45,13 +45,12 @@ static void allgather_fini(shmcoll_group_task_t *t) {
 
 /* Whether the leader gathers its node's blocks into node-packed order in its own recvbuf and
  * permutes them there: where P could not be kept as scratch between calls, blocks of one size,
- * back to back in rank order, and, in place, its own
- * block either already in its node-packed place or outside its node's packed range (which the
- * node gather fills). */
+ * back to back in rank order, and, in place, its own block either already in its node-packed
+ * place or outside its node's packed range (which the node gather fills). */
 static int permutes_in_place(const shmcoll_group_t *g, const compose_allgather_t *s, int sendbuf) {
     const int me = g->rank;
-    if (s->total <= shmcoll_scratch_keep() || !s->layout.uniform || !s->contiguous ||
-        !s->layout.block)
+    if (!s->layout.uniform || !s->contiguous || !s->layout.block ||
+        s->total <= shmcoll_scratch_keep())
         return 0;
     if (sendbuf || s->pos[me] == s->prefix[me]) return 1;
     const size_t from = s->node_off[g->node], to = from + s->node_total[g->node];

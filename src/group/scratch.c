@@ -54,15 +54,15 @@ size_t shmcoll_scratch_keep(void) {
 void shmcoll_scratch_put(void *buf) {
     if (!buf) return;
     void *header = (char *)buf - HEADER;
-    const size_t bytes = size_of(header);
-    if (bytes < SHMCOLL_SCRATCH_MIN || bytes > shmcoll_scratch_keep()) {
+    const size_t bytes = size_of(header), keep = shmcoll_scratch_keep();
+    if (bytes < SHMCOLL_SCRATCH_MIN || bytes > keep) {
         free(header);
         return;
     }
     void *evicted[SHMCOLL_SCRATCH_KEPT + 1];
     int nevicted = 0;
     pthread_mutex_lock(&lock);
-    while (nkept && (nkept == SHMCOLL_SCRATCH_KEPT || kept_bytes + bytes > shmcoll_scratch_keep()))
+    while (nkept && (nkept == SHMCOLL_SCRATCH_KEPT || kept_bytes + bytes > keep))
         evicted[nevicted++] = take(0);
     kept[nkept++] = header;
     kept_bytes += bytes;
