@@ -74,7 +74,7 @@ static void parse_knob(const char *env, const char *kind, const char *deflt, voi
 }
 
 void shmcoll_config_reload(void) {
-#define PARSE_KNOB(field, env, kind, deflt, doc)                                                   \
+#define PARSE_KNOB(field, env, kind, scope, deflt, doc)                                            \
     parse_knob(env, #kind, deflt, &shmcoll_config_values.field);
     SHMCOLL_KNOBS(PARSE_KNOB)
 #undef PARSE_KNOB
@@ -95,7 +95,7 @@ int shmcoll_config_knob(int index, const char **env, const char **deflt, const c
     static const struct {
         const char *env, *deflt, *doc;
     } table[] = {
-#define KNOB_ROW(field, env, kind, deflt, doc) {env, deflt, doc},
+#define KNOB_ROW(field, env, kind, scope, deflt, doc) {env, deflt, doc},
         SHMCOLL_KNOBS(KNOB_ROW)
 #undef KNOB_ROW
     };
@@ -104,4 +104,39 @@ int shmcoll_config_knob(int index, const char **env, const char **deflt, const c
     *deflt = table[index].deflt;
     *doc = table[index].doc;
     return 1;
+}
+
+/* FNV-1a over `bytes` bytes, continuing from `hash`. */
+uint64_t shmcoll_config_hash(uint64_t hash, const void *bytes, size_t n) {
+    const unsigned char *p = bytes;
+    for (size_t i = 0; i < n; i++) hash = (hash ^ p[i]) * 0x100000001b3ull;
+    return hash;
+}
+
+#define CONFIG_HASH_SEED 0xcbf29ce484222325ull
+
+/* A knob's value of `kind` at `field`, hashed. */
+static uint64_t value_hash(const char *kind, const void *field) {
+    if (!strcmp(kind, "STRING")) {
+        const char *text = *(const char *const *)field;
+        return shmcoll_config_hash(CONFIG_HASH_SEED, text ? text : "", text ? strlen(text) : 0);
+    }
+    const size_t bytes = !strcmp(kind, "BOOL")      ? sizeof(int)
+                         : !strcmp(kind, "INT")     ? sizeof(long)
+                         : !strcmp(kind, "SECONDS") ? sizeof(double)
+                                                    : sizeof(size_t);
+    return shmcoll_config_hash(CONFIG_HASH_SEED, field, bytes);
+}
+
+int shmcoll_config_scope(const char *scope, const char **envs, uint64_t *hashes, int max) {
+    const shmcoll_config_t *c = shmcoll_config();
+    int n = 0;
+#define SCOPE_KNOB(field, env, kind, knob_scope, deflt, doc)                                       \
+    if (!strcmp(#knob_scope, scope) && n < max) {                                                  \
+        envs[n] = env;                                                                             \
+        hashes[n++] = value_hash(#kind, &c->field);                                                \
+    }
+    SHMCOLL_KNOBS(SCOPE_KNOB)
+#undef SCOPE_KNOB
+    return n;
 }

@@ -8,16 +8,48 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* ---- The engine: lanes holding non-blocking tasks ---------------------------------------- */
+/* ---- Claims: one thread drives a lane at a time --------------------------------------------
+ * A lane's queue, its head's resume point and its scratch are advanced by whichever thread claims
+ * the lane: the application's thread testing or waiting for one of its tasks, another thread's
+ * engine pass, the progress thread, the MPI library's progress hook. A claim never waits for a
+ * peer: whoever holds it makes bounded progress and lets go, except the owner of a task at the
+ * head of its lane, which runs it to its end in place (a blocking collective's path). A thread
+ * that finds the lane claimed goes on with something else, or yields and asks again. The claim
+ * also keeps a progress function that re-enters shmcoll through MPI off its own lane. A task's
+ * status is read only under its lane's claim: its driver sets it, then finishes the task (fini,
+ * the team's counters), then lets go, so a caller that sees it done may free the task. */
+
+static int lane_claim(shmcoll_lane_t *lane) {
+    return !atomic_exchange_explicit(&lane->busy, 1, memory_order_acquire);
+}
+
+static void lane_release(shmcoll_lane_t *lane) {
+    atomic_store_explicit(&lane->busy, 0, memory_order_release);
+}
+
+/* ---- The engine: lanes holding non-blocking tasks ----------------------------------------
+ * A pass holds engine_lock throughout, so a lane leaves the list (and its team may be destroyed)
+ * only between passes; a task that finishes inside a pass leaves through the same thread, which
+ * then holds the lock already (in_pass). Other threads never wait for a pass: they skip it. */
 
 static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
 static shmcoll_lane_t **engine_lanes;
 static int engine_count, engine_capacity;
+static atomic_int engine_active;  /* engine_count, read without the lock */
 static void (*engine_hook)(void); /* the layers above: what they have in flight (set once) */
+static __thread int in_pass;
+
+static void engine_lock_take(void) {
+    if (!in_pass) pthread_mutex_lock(&engine_lock);
+}
+
+static void engine_lock_give(void) {
+    if (!in_pass) pthread_mutex_unlock(&engine_lock);
+}
 
 static shmcoll_status_t engine_add(shmcoll_lane_t *lane) {
     shmcoll_status_t status = SHMCOLL_OK;
-    pthread_mutex_lock(&engine_lock);
+    engine_lock_take();
     if (engine_count == engine_capacity) {
         int capacity = engine_capacity ? 2 * engine_capacity : 16;
         shmcoll_lane_t **grown = realloc(engine_lanes, (size_t)capacity * sizeof *grown);
@@ -27,21 +59,38 @@ static shmcoll_status_t engine_add(shmcoll_lane_t *lane) {
             status = SHMCOLL_ERR_NO_MEMORY;
     }
     if (status == SHMCOLL_OK) engine_lanes[engine_count++] = lane;
-    pthread_mutex_unlock(&engine_lock);
+    atomic_store_explicit(&engine_active, engine_count, memory_order_relaxed);
+    engine_lock_give();
     return status;
 }
 
 static void engine_remove(shmcoll_lane_t *lane) {
-    pthread_mutex_lock(&engine_lock);
+    engine_lock_take();
     for (int i = 0; i < engine_count; i++)
         if (engine_lanes[i] == lane) {
             engine_lanes[i] = engine_lanes[--engine_count];
             break;
         }
-    pthread_mutex_unlock(&engine_lock);
+    atomic_store_explicit(&engine_active, engine_count, memory_order_relaxed);
+    engine_lock_give();
 }
 
-/* ---- One lane ------------------------------------------------------------------------------ */
+void shmcoll_engine_forget(shmcoll_team_t *team) {
+    engine_lock_take();
+    for (int i = 0; i < engine_count;)
+        if (engine_lanes[i] >= team->lanes && engine_lanes[i] < team->lanes + SHMCOLL_MAX_LANES)
+            engine_lanes[i] = engine_lanes[--engine_count];
+        else
+            i++;
+    atomic_store_explicit(&engine_active, engine_count, memory_order_relaxed);
+    engine_lock_give();
+    /* A thread that still drives one of its lanes (finishing a task it found done) lets go
+     * before the team's memory goes. */
+    for (int l = 0; l < SHMCOLL_MAX_LANES; l++)
+        while (!lane_claim(&team->lanes[l])) sched_yield();
+}
+
+/* ---- One lane (its claim held) ------------------------------------------------------------- */
 
 static void lane_push(shmcoll_lane_t *lane, shmcoll_task_t *task) {
     task->next = NULL;
@@ -56,9 +105,9 @@ static void lane_push(shmcoll_lane_t *lane, shmcoll_task_t *task) {
 static void task_finished(shmcoll_task_t *task) {
     if (task->ops->fini) task->ops->fini(task);
     shmcoll_team_t *team = task->team;
-    team->dav += task->dav;
+    __atomic_fetch_add(&team->dav, task->dav, __ATOMIC_RELAXED);
     if (task->status == SHMCOLL_OK)
-        team->last_algo = task->algo;
+        __atomic_store_n(&team->last_algo, task->algo, __ATOMIC_RELAXED);
     else if (!team->failed)
         team->failed = task->status; /* the protocol state is unknown now: sticky */
 }
@@ -87,9 +136,7 @@ static void lane_step(shmcoll_lane_t *lane) {
 }
 
 /* Advances the lane until `until` is done (NULL: as far as it goes) or its head must wait. */
-static void lane_advance(shmcoll_lane_t *lane, const shmcoll_task_t *until) {
-    if (lane->busy) return; /* re-entered from inside a progress function */
-    lane->busy = 1;
+static void lane_run(shmcoll_lane_t *lane, const shmcoll_task_t *until) {
     while (lane->head) {
         shmcoll_task_t *head = lane->head;
         lane_step(lane);
@@ -100,7 +147,14 @@ static void lane_advance(shmcoll_lane_t *lane, const shmcoll_task_t *until) {
         lane_pop(lane);
         if (head == until) break;
     }
-    lane->busy = 0;
+}
+
+/* The same, unless another thread drives the lane now: 0 then. */
+static int lane_advance(shmcoll_lane_t *lane, const shmcoll_task_t *until) {
+    if (!lane_claim(lane)) return 0;
+    lane_run(lane, until);
+    lane_release(lane);
+    return 1;
 }
 
 /* ---- Tasks --------------------------------------------------------------------------------- */
@@ -146,46 +200,65 @@ static void task_counted(shmcoll_team_t *team, shmcoll_task_t *task) {
     task->status = SHMCOLL_IN_PROGRESS;
 }
 
+/* Claims `lane`, yielding while another thread's pass holds it (passes never wait). */
+static void lane_claim_wait(shmcoll_lane_t *lane) {
+    while (!lane_claim(lane)) sched_yield();
+}
+
 shmcoll_status_t shmcoll_task_start(shmcoll_team_t *team, shmcoll_task_t *task) {
     if (team->failed) return team->failed;
     shmcoll_lane_t *lane = &team->lanes[team->next_lane];
     task->wait.flag = NULL;
     task->waiting_flag = NULL;
     SHMCOLL_CHECK(task_init(team, lane, task));
+    lane_claim_wait(lane);
     if (task->nonblocking && lane->nonblocking++ == 0) {
         shmcoll_status_t status = engine_add(lane);
         if (status != SHMCOLL_OK) {
             lane->nonblocking--;
+            lane_release(lane);
             if (task->ops->fini) task->ops->fini(task);
             return status;
         }
     }
     task_counted(team, task);
     lane_push(lane, task);
+    lane_release(lane);
     return SHMCOLL_OK;
+}
+
+/* Runs `task`, the head of its lane (the lane claimed), to its end: it waits in place at every
+ * unset flag, as a blocking collective does. */
+static shmcoll_status_t run_in_place(shmcoll_lane_t *lane, shmcoll_task_t *task) {
+    task->blocking = 1;
+    lane_run(lane, task);
+    return task->status;
 }
 
 shmcoll_status_t shmcoll_task_run(shmcoll_team_t *team, shmcoll_task_t *task) {
     if (team->failed) return team->failed;
     shmcoll_lane_t *lane = &team->lanes[team->next_lane];
     task->gate = NULL;
+    task->nonblocking = 0;
+    lane_claim_wait(lane);
     if (lane->head) { /* behind tasks still in flight on its lane: in order */
-        task->nonblocking = 0;
+        lane_release(lane);
         SHMCOLL_CHECK(shmcoll_task_start(team, task));
         return shmcoll_task_wait(task);
     }
-    /* Alone on its lane, which no other driver looks at then (the engine only advances lanes
-     * with non-blocking tasks queued): run it directly, waiting on the flag it stops at, with
-     * nothing in between, since its latency is the collective's. */
-    SHMCOLL_CHECK(task_init(team, lane, task));
-    task_counted(team, task);
-    task->blocking = 1;
-    shmcoll_status_t status;
-    do /* returns IN_PROGRESS only when forced to (SHMCOLL_RESUME_CHECK) */
-        status = task->ops->progress(task);
-    while (status == SHMCOLL_IN_PROGRESS);
-    task->status = status;
-    task_finished(task);
+    /* Alone on its lane: run it directly, the lane claimed throughout, waiting on the flag it
+     * stops at with nothing in between, since its latency is the collective's. */
+    shmcoll_status_t status = task_init(team, lane, task);
+    if (status == SHMCOLL_OK) {
+        task_counted(team, task);
+        task->blocking = 1;
+        do /* returns IN_PROGRESS only when forced to (SHMCOLL_RESUME_CHECK) */
+            status = task->ops->progress(task);
+        while (status == SHMCOLL_IN_PROGRESS);
+        task->status = status;
+        task_finished(task);
+    }
+    lane_release(lane);
     return status;
 }
 
@@ -197,70 +270,117 @@ shmcoll_status_t shmcoll_task_block(shmcoll_task_t *task) {
 }
 
 shmcoll_status_t shmcoll_task_progress(shmcoll_task_t *task) {
-    if (task->status == SHMCOLL_IN_PROGRESS) lane_advance(task->lane, task);
-    return task->status;
+    shmcoll_lane_t *lane = task->lane;
+    if (!lane) return task->status; /* never started (a composition's unused phase) */
+    if (!lane_claim(lane)) return SHMCOLL_IN_PROGRESS; /* another thread drives it: later */
+    if (task->status == SHMCOLL_IN_PROGRESS) lane_run(lane, task);
+    const shmcoll_status_t status = task->status;
+    lane_release(lane);
+    return status;
 }
 
 /* A wait found a peer dead or stuck (named in team->error): the team is failed for good, and
- * the lane's tasks up to `task` end with the failure. */
+ * the lane's tasks up to `task` end with the failure (the lane claimed). */
 static shmcoll_status_t fail_lane(shmcoll_task_t *task, shmcoll_status_t status) {
     if (!task->team->failed) task->team->failed = status;
-    lane_advance(task->lane, task);
+    lane_run(task->lane, task);
     return task->status;
 }
 
 /* A wait the task is stopped at has lasted long enough to look at the peers again. */
 #define CHECK_INTERVAL 0.05
 
-shmcoll_status_t shmcoll_task_test(shmcoll_task_t *task) {
-    shmcoll_status_t status = shmcoll_task_progress(task);
-    if (status != SHMCOLL_IN_PROGRESS) return status;
+/* The checks of a waiting member for the lane's head (the lane claimed, `task` not done). */
+static shmcoll_status_t check_head(shmcoll_task_t *task) {
     shmcoll_task_t *head = task->lane->head;
-    if (!head->wait.flag) return status;
+    if (!head->wait.flag) return SHMCOLL_IN_PROGRESS;
     const double now = shmcoll_shm_now();
     if (head->waiting_flag != head->wait.flag || head->waiting_value != head->wait.value) {
         head->waiting_flag = head->wait.flag; /* a new wait: its clock starts now */
         head->waiting_value = head->wait.value;
         head->waiting_since = head->last_check = now;
-        return status;
+        return SHMCOLL_IN_PROGRESS;
     }
-    if (now - head->last_check < CHECK_INTERVAL) return status;
+    if (now - head->last_check < CHECK_INTERVAL) return SHMCOLL_IN_PROGRESS;
     head->last_check = now;
-    status = shmcoll_shm_wait_check(&head->wait, &head->ch->waiter, now - head->waiting_since);
-    if (status == SHMCOLL_OK) return shmcoll_task_progress(task);
-    return fail_lane(task, status);
+    const shmcoll_status_t status =
+        shmcoll_shm_wait_check(&head->wait, &head->ch->waiter, now - head->waiting_since);
+    if (status != SHMCOLL_OK) return fail_lane(task, status);
+    lane_run(task->lane, task);
+    return task->status;
+}
+
+shmcoll_status_t shmcoll_task_test(shmcoll_task_t *task) {
+    shmcoll_lane_t *lane = task->lane;
+    if (!lane) return task->status;
+    if (!lane_claim(lane)) return SHMCOLL_IN_PROGRESS;
+    if (task->status == SHMCOLL_IN_PROGRESS) lane_run(lane, task);
+    shmcoll_status_t status = task->status;
+    if (status == SHMCOLL_IN_PROGRESS) status = check_head(task);
+    lane_release(lane);
+    return status;
 }
 
 shmcoll_status_t shmcoll_task_wait(shmcoll_task_t *task) {
+    shmcoll_lane_t *lane = task->lane;
+    if (!lane) return task->status;
     for (;;) {
-        shmcoll_status_t status = shmcoll_task_progress(task);
-        if (status != SHMCOLL_IN_PROGRESS) return status;
-        shmcoll_task_t *head = task->lane->head;
+        lane_claim_wait(lane);
+        if (task->status == SHMCOLL_IN_PROGRESS) lane_run(lane, task);
+        shmcoll_status_t status = task->status;
+        if (status == SHMCOLL_IN_PROGRESS && lane->head == task && !task->gate)
+            status = run_in_place(lane, task); /* its turn: the fastest path, as if blocking */
+        if (status != SHMCOLL_IN_PROGRESS) {
+            lane_release(lane);
+            return status;
+        }
+        shmcoll_task_t *head = lane->head;
         const shmcoll_wait_t w = head->wait;
-        if (!w.flag && head->gate) { /* opened by whoever drives it: let them run */
+        const int gated = !w.flag && head->gate;
+        lane_release(lane);
+        if (gated) { /* opened by whoever drives it: let them run */
             shmcoll_engine_progress();
             sched_yield();
             continue;
         }
         if (!w.flag) continue; /* a forced resume (SHMCOLL_RESUME_CHECK) */
-        status = shmcoll_shm_wait_geq(w.flag, w.value, w.peer, &head->ch->waiter);
-        if (status != SHMCOLL_OK) return fail_lane(task, status);
+        /* Waits without the claim: the flag's word stays valid (the team outlives its tasks),
+         * and the engine may advance the lane meanwhile. */
+        status = shmcoll_shm_wait_geq(w.flag, w.value, w.peer, &lane->channel.waiter);
+        if (status != SHMCOLL_OK) {
+            lane_claim_wait(lane);
+            status = task->status == SHMCOLL_IN_PROGRESS ? fail_lane(task, status) : task->status;
+            lane_release(lane);
+            return status;
+        }
     }
 }
 
-void shmcoll_engine_progress(void) {
-    static __thread int inside; /* progress functions may reach here through the MPI library */
-    static unsigned rotor;      /* with many lanes, each call starts at a different one */
+int shmcoll_engine_busy(void) {
+    return atomic_load_explicit(&engine_active, memory_order_relaxed) > 0;
+}
+
+void shmcoll_engine_progress_quiet(void) {
+    static unsigned rotor; /* with many lanes, each pass starts at a different one */
     enum { BATCH = 64 };
-    if (inside || pthread_mutex_trylock(&engine_lock)) return;
-    inside = 1;
+    if (!atomic_load_explicit(&engine_active, memory_order_relaxed)) return;
+    if (in_pass || pthread_mutex_trylock(&engine_lock)) return;
+    in_pass = 1;
     /* Lanes leave the list as they empty: advance a copy of (a batch of) its pointers. */
     shmcoll_lane_t *lanes[BATCH];
     const int n = engine_count < BATCH ? engine_count : BATCH;
     for (int i = 0; i < n; i++) lanes[i] = engine_lanes[(rotor + (unsigned)i) % engine_count];
-    rotor += n;
-    pthread_mutex_unlock(&engine_lock);
+    rotor += (unsigned)n;
     for (int i = 0; i < n; i++) lane_advance(lanes[i], NULL);
+    in_pass = 0;
+    pthread_mutex_unlock(&engine_lock);
+}
+
+void shmcoll_engine_progress(void) {
+    static __thread int inside; /* progress functions may reach here through the MPI library */
+    if (inside) return;
+    inside = 1;
+    shmcoll_engine_progress_quiet();
     if (engine_hook) engine_hook();
     inside = 0;
 }

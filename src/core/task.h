@@ -138,6 +138,18 @@ shmcoll_status_t shmcoll_task_wait(shmcoll_task_t *task);
  * the MPI layer's progress. */
 void shmcoll_engine_progress(void);
 
+/* The lanes only, calling nothing of the layers above: safe from any thread and from inside the
+ * MPI library's own progress (the progress thread, the MPI library's progress hook). Costs one
+ * load while no non-blocking task is in flight. */
+void shmcoll_engine_progress_quiet(void);
+
+/* Whether any lane of the process holds a non-blocking task (one load). */
+int shmcoll_engine_busy(void);
+
+/* The team's lanes leave the engine and no thread drives them any more: called before a team is
+ * destroyed that other threads' passes may have seen. */
+void shmcoll_engine_forget(shmcoll_team_t *team);
+
 /* What shmcoll_engine_progress also advances: collectives of the layers above in flight
  * (composed collectives across nodes, requests), set once by the layer that has them. */
 void shmcoll_engine_set_hook(void (*hook)(void));

@@ -14,6 +14,8 @@
 #include "topo/hierarchy.h"
 #include "topo/place.h"
 
+#include <stdatomic.h>
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -48,7 +50,10 @@ typedef struct shmcoll_lane {
     shmcoll_channel_t channel;
     struct shmcoll_task *head, *tail;
     int nonblocking; /* tasks queued that the engine advances (core/task.h) */
-    int busy;        /* being advanced (a progress function may re-enter through MPI) */
+    /* Claimed by the one thread that advances the lane now (core/task.c): the application's
+     * thread in a test or wait, another thread's engine pass, the MPI library's progress hook.
+     * Also keeps a progress function that re-enters through MPI off its own lane. */
+    atomic_int busy;
     /* Scratch for the running task of the lane, allocated with the team so that no collective
      * allocates (a failed allocation on one member would leave the others waiting): 4 x size
      * ints and 2 x size + 2 pointers. Only progress may write it: init runs when a task starts,

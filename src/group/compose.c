@@ -341,7 +341,7 @@ shmcoll_status_t shmcoll_compose_net_test(shmcoll_group_task_t *t) {
 void shmcoll_compose_copy(shmcoll_group_task_t *t, void *dst, const void *src, size_t bytes) {
     if (!bytes || dst == src) return;
     memcpy(dst, src, bytes);
-    t->group->team->dav += 2 * (uint64_t)bytes;
+    __atomic_fetch_add(&t->group->team->dav, 2 * (uint64_t)bytes, __ATOMIC_RELAXED);
 }
 
 void shmcoll_compose_reduce(shmcoll_group_task_t *t, const shmcoll_reduce_op_t *op, const void *a,
@@ -353,7 +353,7 @@ void shmcoll_compose_reduce(shmcoll_group_task_t *t, const shmcoll_reduce_op_t *
         shmcoll_compose_copy(t, out, b, shmcoll_reduce_op_span(op, n));
         op->user_fn(a, out, n, op->user_ctx);
     }
-    t->group->team->dav += 3 * (uint64_t)n * op->size;
+    __atomic_fetch_add(&t->group->team->dav, 3 * (uint64_t)n * op->size, __ATOMIC_RELAXED);
 }
 
 shmcoll_status_t shmcoll_compose_alloc(shmcoll_group_task_t *t, void **buf, size_t bytes) {

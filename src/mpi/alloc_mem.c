@@ -20,7 +20,7 @@ static _Atomic uint64_t served, passed;
 
 SHMCOLL_API int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
     if (size >= 0 && !shmcoll_config()->disable && shmcoll_heap_mode() != SHMCOLL_HEAP_OFF) {
-        void *p = shmcoll_heap_alloc((size_t)size, 64);
+        void *p = shmcoll_mpi_heap_alloc((size_t)size);
         if (p) {
             *(void **)baseptr = p;
             atomic_fetch_add_explicit(&served, 1, memory_order_relaxed);
@@ -33,7 +33,7 @@ SHMCOLL_API int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
 
 SHMCOLL_API int MPI_Free_mem(void *base) {
     if (!shmcoll_heap_owns(base)) return PMPI_Free_mem(base);
-    shmcoll_heap_free(base);
+    shmcoll_mpi_heap_free(base);
     return MPI_SUCCESS;
 }
 

@@ -11,7 +11,8 @@ SHMCOLL_API int shmcoll_stats_dav(MPI_Comm comm, unsigned long long *dav_bytes) 
     /* Disabled, or MPI not initialised yet: shmcoll has served nothing (and has no keyval). */
     if (shmcoll_config()->disable || !shmcoll_mpi_init_ensure()) return MPI_SUCCESS;
     shmcoll_mpi_comm_t *state = NULL;
-    if (comm == MPI_COMM_NULL || shmcoll_mpi_comm_state_get(comm, 0, &state) != SHMCOLL_OK)
+    if (comm == MPI_COMM_NULL ||
+        shmcoll_mpi_comm_state_get(comm, SHMCOLL_MPI_COMM_LOOK, &state) != SHMCOLL_OK)
         return MPI_SUCCESS;
     if (state && state->kind == SHMCOLL_MPI_COMM_GROUP) *dav_bytes = state->group->team->dav;
     return MPI_SUCCESS;

@@ -4,16 +4,9 @@
 #include "mpi/blocking.h"
 #include "mpi/calibrate.h"
 #include "mpi/check.h"
-#include "mpi/progress.h"
 #include "mpi/repeat.h"
 
 #include "group/compose.h"
-
-static void (*before_hook)(void);
-
-void shmcoll_mpi_call_set_before(void (*hook)(void)) {
-    before_hook = hook;
-}
 
 /* Begin, calibration's turn, prepare (or the prepared call of a repeat), run and finish. */
 static shmcoll_status_t sequence(shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
@@ -42,14 +35,11 @@ static shmcoll_status_t sequence(shmcoll_mpi_call_t *call, const shmcoll_mpi_col
 
 int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
                          int large) {
-    const int locked = shmcoll_mpi_progress_enter();
-    if (before_hook) before_hook();
     shmcoll_mpi_call_t call;
     shmcoll_mpi_calib_turn_t turn = {0};
     shmcoll_status_t status;
     switch (shmcoll_mpi_repeat_settled(&call, desc, margs, comm, large)) {
     case SHMCOLL_MPI_REPEAT_THEIRS:
-        shmcoll_mpi_progress_leave(locked);
         return desc->fallback(margs, comm, large, NULL);
     case SHMCOLL_MPI_REPEAT_OURS: /* the group may still hand it on (a row of @mpi) */
         status = shmcoll_group_run(call.group, &call.args);
@@ -60,10 +50,8 @@ int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs,
     int rc;
     if (status != SHMCOLL_ERR_NOT_SUPPORTED) {
         rc = shmcoll_mpi_call_end(&call, status);
-        shmcoll_mpi_progress_leave(locked);
     } else {
         shmcoll_mpi_call_fallback(&call);
-        shmcoll_mpi_progress_leave(locked); /* the progress thread may run while it works */
         rc = desc->fallback(margs, comm, large, NULL);
     }
     shmcoll_mpi_calibrate_end(&call, &turn);

@@ -10,8 +10,4 @@
 int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
                          int large);
 
-/* `hook` runs at the beginning of every blocking collective (set once by the requests: starts
- * they put off begin before any later collective). */
-void shmcoll_mpi_call_set_before(void (*hook)(void));
-
 #endif

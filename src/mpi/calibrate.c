@@ -117,8 +117,17 @@ void shmcoll_mpi_calibrate_end(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_
     if (band->calls < calls_to_verdict()) return;
     double slowest[2]; /* over the ranks, of each rank's fastest block */
     band->verdict = OURS;
-    if (PMPI_Allreduce(band->best, slowest, 2, MPI_DOUBLE, MPI_MAX, call->comm) != MPI_SUCCESS)
+    const int rc = PMPI_Allreduce(band->best, slowest, 2, MPI_DOUBLE, MPI_MAX, call->comm);
+    if (rc != MPI_SUCCESS) {
+        /* This rank cannot know the others' verdict: its group fails for good, so that no rank
+         * goes on with a way the others did not take (a member that waits for this one in
+         * shared memory sees the failure, the caller gets the error). */
+        snprintf(call->group->team->error, sizeof call->group->team->error,
+                 "rank %d: calibration's agreement failed in the MPI library", call->state->rank);
+        shmcoll_team_fail(call->group->team, SHMCOLL_ERR_SYSTEM);
+        PMPI_Comm_call_errhandler(call->comm, rc);
         return;
+    }
     if (slowest[1] < MARGIN * slowest[0]) band->verdict = THEIRS;
     if (call->state->rank == 0)
         shmcoll_log_verbose(

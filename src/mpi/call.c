@@ -1,5 +1,6 @@
 /* The one way every collective wrapper runs. See call.h. */
 #include "mpi/call.h"
+#include "mpi/agree.h"
 #include "mpi/init.h"
 
 #include "base/config.h"
@@ -15,29 +16,28 @@
  * known, for statistics). Any other status: the communicator's group failed earlier (or its
  * state could not be made); end raises it. SHMCOLL_DISABLE=1 is checked before anything else. */
 static shmcoll_status_t begin(shmcoll_mpi_call_t *call, MPI_Comm comm, shmcoll_mpi_coll_t coll,
-                              const char *function) {
+                              const char *function, shmcoll_mpi_comm_use_t use) {
     call->comm = comm;
     call->coll = coll;
     call->function = function;
     call->unpack_skip = -1;
-    const shmcoll_config_t *config = shmcoll_config();
-    if (config->disable) {
-        call->reason = "SHMCOLL_DISABLE=1";
+    if (shmcoll_mpi_disabled()) {
+        call->reason = shmcoll_mpi_disabled_reason();
         /* Only the local part of the state, to know which rank counts the call. */
-        if (config->stats && comm != MPI_COMM_NULL && shmcoll_mpi_init_ensure())
-            shmcoll_mpi_comm_state_get(comm, 0, &call->state);
+        if (shmcoll_config()->stats && comm != MPI_COMM_NULL && shmcoll_mpi_init_ensure())
+            shmcoll_mpi_comm_state_get(comm, SHMCOLL_MPI_COMM_LOOK, &call->state);
         return SHMCOLL_ERR_NOT_SUPPORTED;
     }
     if (comm == MPI_COMM_NULL || !shmcoll_mpi_init_ensure()) {
         call->reason = comm == MPI_COMM_NULL ? "MPI_COMM_NULL" : "MPI is not initialised";
         return SHMCOLL_ERR_NOT_SUPPORTED;
     }
-    shmcoll_status_t status = shmcoll_mpi_comm_state_get(comm, 1, &call->state);
+    shmcoll_status_t status = shmcoll_mpi_comm_state_get(comm, use, &call->state);
     if (status != SHMCOLL_OK) return status;
     switch (call->state->kind) {
     case SHMCOLL_MPI_COMM_GROUP:
         call->group = call->state->group;
-        call->team_dav = call->group->team->dav;
+        call->team_dav = __atomic_load_n(&call->group->team->dav, __ATOMIC_RELAXED);
         call->net_bytes = call->group->net.bytes;
         return call->group->team->failed;
     case SHMCOLL_MPI_COMM_SELF:
@@ -53,7 +53,7 @@ shmcoll_status_t shmcoll_mpi_call_rebind(shmcoll_mpi_call_t *call, MPI_Comm comm
     /* Used at every start: set up now, not after the first few uses as a communicator the
      * application made would be (every rank asks the same number of times). */
     for (int ask = 0; ask < 1000 && (!state || state->kind == SHMCOLL_MPI_COMM_UNDECIDED); ask++)
-        SHMCOLL_CHECK(shmcoll_mpi_comm_state_get(comm, 1, &state));
+        SHMCOLL_CHECK(shmcoll_mpi_comm_state_get(comm, SHMCOLL_MPI_COMM_SETUP, &state));
     if (state->kind == SHMCOLL_MPI_COMM_SELF) { /* one process: served without a group */
         call->state = state;
         call->group = NULL;
@@ -68,7 +68,7 @@ shmcoll_status_t shmcoll_mpi_call_rebind(shmcoll_mpi_call_t *call, MPI_Comm comm
 
 shmcoll_status_t shmcoll_mpi_call_restart(shmcoll_mpi_call_t *call) {
     if (!call->group) return SHMCOLL_OK;
-    call->team_dav = call->group->team->dav;
+    call->team_dav = __atomic_load_n(&call->group->team->dav, __ATOMIC_RELAXED);
     call->net_bytes = call->group->net.bytes;
     return call->group->team->failed;
 }
@@ -145,8 +145,11 @@ static int raise_error(shmcoll_mpi_call_t *call, shmcoll_status_t status) {
 int shmcoll_mpi_call_end(shmcoll_mpi_call_t *call, shmcoll_status_t status) {
     if (status != SHMCOLL_OK) return raise_error(call, status);
     const shmcoll_team_t *team = call->group ? call->group->team : NULL;
-    const char *algo = call->algo ? call->algo : team ? team->last_algo : "self";
-    uint64_t dav = call->dav + (team ? team->dav - call->team_dav : 0);
+    const char *algo = call->algo ? call->algo
+                       : team     ? __atomic_load_n(&team->last_algo, __ATOMIC_RELAXED)
+                                  : "self";
+    uint64_t dav =
+        call->dav + (team ? __atomic_load_n(&team->dav, __ATOMIC_RELAXED) - call->team_dav : 0);
     uint64_t net = call->group ? call->group->net.bytes - call->net_bytes : 0;
     shmcoll_mpi_stats_record(call->coll, call->form, call->state, 1, call->bytes, call->share, algo,
                              dav, net);
@@ -184,7 +187,10 @@ shmcoll_status_t shmcoll_mpi_call_begin(shmcoll_mpi_call_t *call,
                                         const shmcoll_mpi_coll_desc_t *desc, const void *margs,
                                         MPI_Comm comm, int large, shmcoll_mpi_form_t form) {
     call->form = form;
-    shmcoll_status_t status = begin(call, comm, desc->coll, desc->names[form][large]);
+    /* A non-blocking call is local: it never sets a communicator up (which communicates). */
+    shmcoll_status_t status =
+        begin(call, comm, desc->coll, desc->names[form][large],
+              form == SHMCOLL_MPI_NONBLOCKING ? SHMCOLL_MPI_COMM_COUNT : SHMCOLL_MPI_COMM_SETUP);
     if (shmcoll_mpi_call_counted(call) &&
         (!call->state->inter || shmcoll_mpi_stats_inter_payload(desc->coll)))
         desc->payload(call, margs);

@@ -144,6 +144,9 @@ typedef struct shmcoll_mpi_coll_desc {
      * vector: as select/select_args.h counts it), which calibration keys its size bands by
      * (calibrate.h); NULL where only some ranks know the sizes (gatherv, scatterv, alltoallv). */
     size_t (*key)(const void *margs, const shmcoll_mpi_comm_t *state);
+    /* Where the datatype fields of `margs` are: the i-th (0, 1), or NULL past the last. A request
+     * duplicates the derived ones for its life (request.c). NULL: the collective has none. */
+    MPI_Datatype *(*types)(void *margs, int i);
 } shmcoll_mpi_coll_desc_t;
 
 /* The names of a collective's three forms, e.g. SHMCOLL_MPI_NAMES(Allreduce, Iallreduce). */

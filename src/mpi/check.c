@@ -7,6 +7,7 @@
  * reporting rank ends the job with PMPI_Abort on MPI_COMM_WORLD: an error handler could return
  * and let the ranks go on with calls that no longer match. */
 #include "mpi/check.h"
+#include "mpi/agree.h"
 #include "mpi/datatype.h"
 
 #include "base/config.h"
@@ -177,7 +178,8 @@ static void compare_counts(const char *function, const shmcoll_mpi_check_t *mine
 void shmcoll_mpi_check(shmcoll_mpi_coll_t coll, const char *function, const void *margs,
                        MPI_Comm comm) {
     int inter = 0, rank, size;
-    if (!shmcoll_config()->check || comm == MPI_COMM_NULL ||
+    /* Not where the job's ranks disagree on the JOB knobs, SHMCOLL_CHECK among them (agree.h). */
+    if (!shmcoll_config()->check || shmcoll_mpi_job_differs() || comm == MPI_COMM_NULL ||
         PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
         return;
     PMPI_Comm_rank(comm, &rank);

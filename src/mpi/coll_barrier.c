@@ -20,8 +20,14 @@ static int fallback(const void *margs, MPI_Comm comm, int large, const shmcoll_m
     return SHMCOLL_PMPI_FORMS(how, Barrier, Ibarrier, comm);
 }
 
-static const shmcoll_mpi_coll_desc_t barrier_desc = {
-    SHMCOLL_MPI_BARRIER, SHMCOLL_MPI_NAMES(Barrier, Ibarrier), prepare, payload, fallback, 0, key};
+static const shmcoll_mpi_coll_desc_t barrier_desc = {SHMCOLL_MPI_BARRIER,
+                                                     SHMCOLL_MPI_NAMES(Barrier, Ibarrier),
+                                                     prepare,
+                                                     payload,
+                                                     fallback,
+                                                     0,
+                                                     key,
+                                                     NULL};
 
 /* Its three forms; MPI has no large-count barrier. */
 SHMCOLL_MPI_FORMS_DEFINE(MPI_Barrier, MPI_Ibarrier, SHMCOLL_MPI_INIT(Barrier), (MPI_Comm comm), 0,

@@ -47,6 +47,10 @@ static void payload(shmcoll_mpi_call_t *call, const void *margs) {
     call->bytes = key(margs, call->state);
 }
 
+static MPI_Datatype *types(void *margs, int i) {
+    return i == 0 ? &((bcast_args_t *)margs)->datatype : NULL;
+}
+
 static int fallback(const void *margs, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
     const bcast_args_t *a = margs;
     return SHMCOLL_PMPI_CALL(how, large, Bcast, Ibcast, a->buf, a->count, a->datatype, a->root,
@@ -59,7 +63,8 @@ static const shmcoll_mpi_coll_desc_t bcast_desc = {SHMCOLL_MPI_BCAST,
                                                    payload,
                                                    fallback,
                                                    sizeof(bcast_args_t),
-                                                   key};
+                                                   key,
+                                                   types};
 
 static int bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                  int large, const shmcoll_mpi_how_t *how) {

@@ -78,6 +78,10 @@ static int fallback(const void *margs, MPI_Comm comm, int large, const shmcoll_m
                              a->recvbuf, a->count, a->datatype, a->op, comm);
 }
 
+static MPI_Datatype *types(void *margs, int i) {
+    return i == 0 ? &((reduce_scatter_args_t *)margs)->datatype : NULL;
+}
+
 static const shmcoll_mpi_coll_desc_t block_desc = {
     SHMCOLL_MPI_REDUCE_SCATTER_BLOCK,
     SHMCOLL_MPI_NAMES(Reduce_scatter_block, Ireduce_scatter_block),
@@ -85,7 +89,8 @@ static const shmcoll_mpi_coll_desc_t block_desc = {
     payload,
     fallback,
     sizeof(reduce_scatter_args_t),
-    key};
+    key,
+    types};
 static const shmcoll_mpi_coll_desc_t varying_desc = {
     SHMCOLL_MPI_REDUCE_SCATTER,
     SHMCOLL_MPI_NAMES(Reduce_scatter, Ireduce_scatter),
@@ -93,7 +98,8 @@ static const shmcoll_mpi_coll_desc_t varying_desc = {
     payload,
     fallback,
     sizeof(reduce_scatter_args_t),
-    key};
+    key,
+    types};
 
 static int reduce_scatter_any(const void *sendbuf, void *recvbuf, int varying,
                               const void *recvcounts, MPI_Count count, MPI_Datatype datatype,

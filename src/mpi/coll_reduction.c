@@ -79,10 +79,14 @@ static int fallback(const void *margs, MPI_Comm comm, int large, const shmcoll_m
     }
 }
 
+static MPI_Datatype *types(void *margs, int i) {
+    return i == 0 ? &((reduction_args_t *)margs)->datatype : NULL;
+}
+
 #define REDUCTION(coll, Name, IName)                                                               \
     {                                                                                              \
         coll, SHMCOLL_MPI_NAMES(Name, IName), prepare, payload, fallback,                          \
-            sizeof(reduction_args_t), key                                                          \
+            sizeof(reduction_args_t), key, types                                                   \
     }
 static const shmcoll_mpi_coll_desc_t reduce_desc = REDUCTION(SHMCOLL_MPI_REDUCE, Reduce, Ireduce);
 static const shmcoll_mpi_coll_desc_t allreduce_desc =

@@ -122,7 +122,7 @@ static void setup(MPI_Comm comm, shmcoll_mpi_comm_t *state) {
     state->kind = SHMCOLL_MPI_COMM_GROUP;
 }
 
-shmcoll_status_t shmcoll_mpi_comm_state_get(MPI_Comm comm, int setup_now,
+shmcoll_status_t shmcoll_mpi_comm_state_get(MPI_Comm comm, shmcoll_mpi_comm_use_t use,
                                             shmcoll_mpi_comm_t **out) {
     void *attr = NULL;
     int flag = 0;
@@ -148,9 +148,14 @@ shmcoll_status_t shmcoll_mpi_comm_state_get(MPI_Comm comm, int setup_now,
             return SHMCOLL_ERR_INVALID;
         }
     }
-    if (setup_now && state->kind == SHMCOLL_MPI_COMM_UNDECIDED) {
-        if (++state->colls >= shmcoll_config()->colls_threshold)
+    if (use != SHMCOLL_MPI_COMM_LOOK && state->kind == SHMCOLL_MPI_COMM_UNDECIDED) {
+        const int due = ++state->colls >= shmcoll_config()->colls_threshold;
+        /* One process or an intercommunicator is decided without communicating. */
+        if ((due && use == SHMCOLL_MPI_COMM_SETUP) || state->size == 1 || state->inter)
             setup(comm, state);
+        else if (due)
+            state->reason = "set up at its next blocking collective (a non-blocking call may "
+                            "not wait for the other ranks)";
         else
             state->reason = "not yet used SHMCOLL_COLLS_THRESHOLD times";
     }

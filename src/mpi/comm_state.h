@@ -43,8 +43,20 @@ shmcoll_status_t shmcoll_mpi_comm_state_init(void);
  * MPI_Finalize before the MPI library finalises. */
 void shmcoll_mpi_comm_state_finalize(void);
 
-/* The state of `comm`, created on first use. With `setup`, an undecided communicator is set up
- * now: collective over `comm`, so every rank must pass `setup` in the same call. */
-shmcoll_status_t shmcoll_mpi_comm_state_get(MPI_Comm comm, int setup, shmcoll_mpi_comm_t **state);
+/* What a call may do to an undecided communicator. */
+typedef enum shmcoll_mpi_comm_use {
+    SHMCOLL_MPI_COMM_LOOK,  /* nothing: only the state (statistics, a pass-through) */
+    SHMCOLL_MPI_COMM_COUNT, /* count a collective that may not wait for another rank (a local
+                               call: MPI_I*), never set up */
+    SHMCOLL_MPI_COMM_SETUP, /* count a collective, and set the communicator up when it is due
+                               (a blocking collective, MPI_*_init: every rank makes the call) */
+} shmcoll_mpi_comm_use_t;
+
+/* The state of `comm`, created on first use. With SETUP, an undecided communicator is set up
+ * now when it is due: collective over `comm`, so every rank must pass SETUP in the same call.
+ * Every wrapped collective counts (COUNT or SETUP) alike on every rank, so all are set up at the
+ * same blocking call. */
+shmcoll_status_t shmcoll_mpi_comm_state_get(MPI_Comm comm, shmcoll_mpi_comm_use_t use,
+                                            shmcoll_mpi_comm_t **state);
 
 #endif

@@ -3,10 +3,7 @@
  * shmcoll's MPI_Finalize reports the statistics (SHMCOLL_STATS=1) and destroys the teams while MPI
  * still works (init.c). Open MPI's Fortran MPI_FINALIZE, and the mpi_f08 one of both MPI libraries,
  * call PMPI_Finalize directly and would skip both; so MPI_FINALIZE, like the collectives, is
- * served here and calls the C entry point. MPI_INIT and MPI_INIT_THREAD need no binding: when MPI
- * was initialised without passing through shmcoll, the MPI layer sets itself up at its first
- * collective (init.c), and the MPI libraries' Fortran MPI_INIT does Fortran-specific setup of its
- * own that is better left to them. */
+ * served here and calls the C entry point. (MPI_INIT and MPI_INIT_THREAD: fortran_init.c.) */
 #include "mpi/fortran.h"
 
 #include <mpi.h>

@@ -14,10 +14,12 @@
  *             once, here; with SHMCOLL_VERBOSE=1 rank 0 logs each node's ranks and leaders.
  * The node communicators are freed at the end: a team needs them only to be born. */
 #include "mpi/group_setup.h"
+#include "mpi/agree.h"
 #include "mpi/node_label.h"
 
 #include "base/config.h"
 #include "base/log.h"
+#include "core/task.h"
 #include "group/leaders.h"
 #include "topo/cpus.h"
 
@@ -57,16 +59,36 @@ static int sim_node(const char *setting, int rank, int size) {
     return cyclic ? rank % (int)n : (int)((long long)rank * n / size);
 }
 
-/* This member's node communicator. */
-static int split_nodes(MPI_Comm comm, int rank, int size, MPI_Comm *node) {
+/* This member's node key: its virtual node (SHMCOLL_SIM_NODES) or its node label. */
+static unsigned node_key(int rank, int size) {
     const int sim = sim_node(shmcoll_config()->sim_nodes, rank, size);
-    if (sim >= 0) return PMPI_Comm_split(comm, sim, rank, node);
-    return PMPI_Comm_split(comm, shmcoll_mpi_node_label(), rank, node);
+    return (unsigned)(sim >= 0 ? sim : shmcoll_mpi_node_label());
+}
+
+static int compare_key_rank(const void *a, const void *b) {
+    const unsigned *x = a, *y = b; /* {key, rank} */
+    return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The label of every member's node, the rank of its first member, from all[2r] = the node key of
+ * rank r (the same on every member; sorted by key: O(size log size), no allocation that could
+ * fail on one member only). */
+static void label_nodes(const unsigned *all, int size, int *labels) {
+    unsigned order[size][2];
+    for (int r = 0; r < size; r++) order[r][0] = all[2 * r], order[r][1] = (unsigned)r;
+    qsort(order, (size_t)size, sizeof *order, compare_key_rank);
+    for (int i = 0, first = 0; i < size; i++) {
+        if (i > 0 && order[i][0] != order[i - 1][0]) first = i;
+        labels[order[i][1]] = (int)order[first][1];
+    }
 }
 
 void shmcoll_mpi_group_destroy(shmcoll_mpi_group_t *g) {
     if (!g) return;
-    if (g->group.team) shmcoll_team_destroy(g->group.team);
+    if (g->group.team) {
+        shmcoll_engine_forget(g->group.team); /* no other thread drives its lanes any more */
+        shmcoll_team_destroy(g->group.team);
+    }
     shmcoll_mpi_net_fini(&g->net);
     shmcoll_group_map_fini(&g->group.map);
     free(g);
@@ -125,31 +147,39 @@ static int shares_cpus(const unsigned *all, int size, unsigned machine, int labe
 shmcoll_status_t shmcoll_mpi_group_setup(MPI_Comm comm, int rank, int size,
                                          shmcoll_mpi_group_t **out, const char **reason) {
     *out = NULL;
-    MPI_Comm node = MPI_COMM_NULL;
-    if (split_nodes(comm, rank, size, &node) != MPI_SUCCESS) {
-        *reason = "splitting the communicator into nodes failed";
+    /* The settings that decide the communicator's path, the same on every rank, or the MPI
+     * library serves it (agree.h). */
+    const char *differs = shmcoll_mpi_agree_comm(comm, rank, size);
+    if (differs) {
+        *reason = differs;
         return SHMCOLL_ERR_NOT_SUPPORTED;
     }
-    int node_rank = 0, node_size = 1, label = rank, labels[size];
-    unsigned mine[2], all[2 * size];
-    PMPI_Comm_rank(node, &node_rank);
-    PMPI_Comm_size(node, &node_size);
-    PMPI_Bcast(&label, 1, MPI_INT, 0, node); /* the node's label: its first member's rank */
-    mine[0] = (unsigned)label;
-    mine[1] = shmcoll_topo_machine_id();
-    PMPI_Allgather(mine, 2, MPI_UNSIGNED, all, 2, MPI_UNSIGNED, comm);
-    int alone = 1; /* every rank alone on its node: nodes labelled by their first member */
-    for (int r = 0; r < size; r++) {
-        labels[r] = (int)all[2 * r];
-        alone &= labels[r] == r;
+    /* Every member's node and machine. */
+    unsigned mine[2] = {node_key(rank, size), shmcoll_topo_machine_id()}, all[2 * size];
+    if (PMPI_Allgather(mine, 2, MPI_UNSIGNED, all, 2, MPI_UNSIGNED, comm) != MPI_SUCCESS) {
+        *reason = "exchanging the members' nodes failed";
+        return SHMCOLL_ERR_NOT_SUPPORTED;
     }
+    int labels[size];
+    label_nodes(all, size, labels);
+    for (int r = 0; r < size; r++) all[2 * r] = (unsigned)labels[r];
+    const int label = labels[rank];
+    int alone = 1; /* every rank alone on its node: nodes labelled by their first member */
+    for (int r = 0; r < size; r++) alone &= labels[r] == r;
     if (alone && size > 1) {
         /* Nothing to share in memory: a composition would only add steps around the MPI
          * library's own collective. Decided from the allgathered labels, alike everywhere. */
-        PMPI_Comm_free(&node);
         *reason = "every rank is alone on its node";
         return SHMCOLL_ERR_NOT_SUPPORTED;
     }
+    MPI_Comm node = MPI_COMM_NULL;
+    if (PMPI_Comm_split(comm, label, rank, &node) != MPI_SUCCESS) {
+        *reason = "splitting the communicator into nodes failed";
+        return SHMCOLL_ERR_NOT_SUPPORTED;
+    }
+    int node_rank = 0, node_size = 1;
+    PMPI_Comm_rank(node, &node_rank);
+    PMPI_Comm_size(node, &node_size);
     shmcoll_mpi_group_t *g = calloc(1, sizeof *g);
     /* A member without its group takes part in team creation all the same, and fails it. */
     const int ready = g && shmcoll_group_map_init(&g->group.map, labels, size) == SHMCOLL_OK;

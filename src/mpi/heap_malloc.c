@@ -19,6 +19,8 @@
  * arena); a C library block that grows to the threshold moves into the heap; one that stays below
  * stays where it is. Thread-safe and fork-safe as the heap is (heap/arena.h). The threshold is
  * at least 16 KiB: what the C library's own small-object paths serve never changes. */
+#include "mpi/alloc_mem.h"
+
 #include "base/config.h"
 #include "heap/heap.h"
 #include "shmcoll.h"
@@ -76,6 +78,14 @@ static void heap_free(void *p) {
     inside = 0;
 }
 
+void *shmcoll_mpi_heap_alloc(size_t bytes) {
+    return heap_alloc(bytes, 64);
+}
+
+void shmcoll_mpi_heap_free(void *p) {
+    heap_free(p);
+}
+
 SHMCOLL_API void *malloc(size_t bytes) {
     if (to_heap(bytes)) {
         void *p = heap_alloc(bytes, 64);
@@ -123,6 +133,14 @@ SHMCOLL_API void *realloc(void *p, size_t bytes) {
         inside = 1;
         void *q = shmcoll_heap_realloc(p, bytes);
         inside = 0;
+        if (q) return q;
+        /* No room in the heap: the C library's, as malloc would (the block keeps its contents,
+         * and stays valid where neither has room). */
+        const size_t old = shmcoll_heap_usable(p);
+        q = __libc_malloc(bytes);
+        if (!q) return NULL;
+        memcpy(q, p, old < bytes ? old : bytes);
+        heap_free(p);
         return q;
     }
     if (to_heap(bytes)) { /* a C library block grown to the threshold moves into the heap */

@@ -5,11 +5,14 @@
  * was interposed. MPI_Finalize reports the statistics and destroys the teams of MPI_COMM_WORLD and
  * MPI_COMM_SELF while MPI still works, then finalises MPI. The thread policy is in init.h. */
 #include "mpi/init.h"
+#include "mpi/agree.h"
 #include "mpi/comm_state.h"
 #include "mpi/datatype.h"
 #include "mpi/footprint.h"
 #include "mpi/heap_report.h"
+#include "mpi/library_progress.h"
 #include "mpi/op.h"
+#include "mpi/progress.h"
 #include "mpi/stats.h"
 
 #include "base/config.h"
@@ -47,6 +50,9 @@ static void tell_tune_the_library(void) {
 static void init_global(void) {
     PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     shmcoll_log_set_rank(world_rank);
+    int provided = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&provided);
+    shmcoll_mpi_threads_init(provided);
     tell_tune_the_library();
     shmcoll_mpi_datatype_init();
     shmcoll_mpi_op_init();
@@ -55,6 +61,7 @@ static void init_global(void) {
                          "library");
         return;
     }
+    shmcoll_mpi_library_progress_install();
     if (world_rank == 0)
         shmcoll_log_verbose("shmcoll %s active (reduction kernels: %s)", shmcoll_version(),
                             shmcoll_kernel_isa());
@@ -71,24 +78,32 @@ int shmcoll_mpi_init_ensure(void) {
     return atomic_load_explicit(&ready, memory_order_acquire);
 }
 
+void shmcoll_mpi_init_done(void) {
+    static atomic_int once;
+    if (atomic_exchange(&once, 1)) return; /* a Fortran MPI_INIT that called MPI_Init */
+    shmcoll_mpi_agree_job();               /* collective: every process makes it here */
+    if (!shmcoll_mpi_disabled()) shmcoll_mpi_init_ensure();
+}
+
 SHMCOLL_API int MPI_Init(int *argc, char ***argv) {
     int rc = PMPI_Init(argc, argv);
-    if (rc == MPI_SUCCESS && !shmcoll_config()->disable) shmcoll_mpi_init_ensure();
+    if (rc == MPI_SUCCESS) shmcoll_mpi_init_done();
     return rc;
 }
 
 /* Every thread level is served (see init.h), so `provided` is whatever the MPI library gives. */
 SHMCOLL_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     int rc = PMPI_Init_thread(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS && !shmcoll_config()->disable) shmcoll_mpi_init_ensure();
+    if (rc == MPI_SUCCESS) shmcoll_mpi_init_done();
     return rc;
 }
 
 SHMCOLL_API int MPI_Finalize(void) {
     const shmcoll_config_t *config = shmcoll_config();
     /* With SHMCOLL_DISABLE=1 the layer is only set up to report statistics. */
-    if ((!config->disable || config->stats) && shmcoll_mpi_init_ensure()) {
+    if ((!shmcoll_mpi_disabled() || config->stats) && shmcoll_mpi_init_ensure()) {
         for (int i = 0; i < finalize_hooks; i++) finalize_hook[i]();
+        shmcoll_mpi_library_progress_remove();
         if (config->stats) shmcoll_mpi_stats_report();
         if (config->stats) shmcoll_mpi_heap_report();
         if (config->stats) shmcoll_mpi_footprint_report();

@@ -18,6 +18,11 @@ int shmcoll_mpi_move_call(const shmcoll_mpi_coll_desc_t descs[2], const void *se
     return shmcoll_mpi_coll_call(&descs[varying], &a, comm, large, how);
 }
 
+MPI_Datatype *shmcoll_mpi_move_types(void *margs, int i) {
+    shmcoll_mpi_move_args_t *a = margs;
+    return i == 0 ? &a->send.datatype : i == 1 ? &a->recv.datatype : NULL;
+}
+
 int shmcoll_mpi_move_fallback(const void *margs, MPI_Comm comm, int large,
                               const shmcoll_mpi_how_t *how) {
     const shmcoll_mpi_move_args_t *a = margs;

@@ -40,6 +40,9 @@ int shmcoll_mpi_move_call(const shmcoll_mpi_coll_desc_t descs[2], const void *se
                           int root, int varying, MPI_Comm comm, int large,
                           const shmcoll_mpi_how_t *how);
 
+/* The datatype fields of the arguments (call.h): the send side's, then the receive side's. */
+MPI_Datatype *shmcoll_mpi_move_types(void *margs, int i);
+
 /* The MPI library's own collective (a->coll) with the same arguments: every descriptor's
  * fallback. */
 int shmcoll_mpi_move_fallback(const void *margs, MPI_Comm comm, int large,
@@ -83,7 +86,7 @@ void shmcoll_mpi_move_check_rooted(const shmcoll_mpi_move_args_t *a, int scatter
 #define SHMCOLL_MPI_MOVE_DESC(prepare, payload, coll, Name, IName, key)                            \
     {                                                                                              \
         coll, SHMCOLL_MPI_NAMES(Name, IName), prepare, payload, shmcoll_mpi_move_fallback,         \
-            sizeof(shmcoll_mpi_move_args_t), key                                                   \
+            sizeof(shmcoll_mpi_move_args_t), key, shmcoll_mpi_move_types                           \
     }
 
 /* The parameters of the collectives without a v (allgather and alltoall; gather and scatter with

@@ -22,23 +22,17 @@
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int label;
 
-static uint64_t mix(uint64_t hash, const void *data, size_t len) {
-    const unsigned char *bytes = data;
-    for (size_t i = 0; i < len; i++) hash = (hash ^ bytes[i]) * 1099511628211ull; /* FNV-1a */
-    return hash;
-}
-
 static void compute(void) {
     uint64_t hash = 14695981039346656037ull;
     const unsigned machine = shmcoll_topo_machine_id();
-    hash = mix(hash, &machine, sizeof machine);
+    hash = shmcoll_config_hash(hash, &machine, sizeof machine);
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    hash = mix(hash, host, sizeof host);
+    hash = shmcoll_config_hash(hash, host, sizeof host);
     struct stat dir;
     if (stat(shmcoll_config()->shm_dir, &dir) == 0) {
-        hash = mix(hash, &dir.st_dev, sizeof dir.st_dev);
-        hash = mix(hash, &dir.st_ino, sizeof dir.st_ino);
+        hash = shmcoll_config_hash(hash, &dir.st_dev, sizeof dir.st_dev);
+        hash = shmcoll_config_hash(hash, &dir.st_ino, sizeof dir.st_ino);
     }
     label = (int)((hash ^ (hash >> 32)) & INT_MAX);
 }

@@ -1,5 +1,6 @@
 /* The last call of each collective on a communicator. See repeat.h. */
 #include "mpi/repeat.h"
+#include "mpi/agree.h"
 #include "mpi/init.h"
 
 #include "base/config.h"
@@ -79,8 +80,9 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
     shmcoll_mpi_comm_t *state;
     /* Entries exist only on communicators with a group, set up already: no count or setup here.
      * The one-time setup may still be ahead (MPI_Init from Fortran does not pass our wrapper). */
-    if (config->stats || config->check || config->disable || comm == MPI_COMM_NULL ||
-        !shmcoll_mpi_init_ensure() || shmcoll_mpi_comm_state_get(comm, 0, &state) != SHMCOLL_OK ||
+    if (config->stats || config->check || shmcoll_mpi_disabled() || comm == MPI_COMM_NULL ||
+        !shmcoll_mpi_init_ensure() ||
+        shmcoll_mpi_comm_state_get(comm, SHMCOLL_MPI_COMM_LOOK, &state) != SHMCOLL_OK ||
         state->kind != SHMCOLL_MPI_COMM_GROUP)
         return SHMCOLL_MPI_REPEAT_NONE;
     const repeat_entry_t *e = find(state, desc, margs);

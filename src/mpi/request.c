@@ -1,12 +1,22 @@
 /* Operations behind the requests of non-blocking and persistent collectives: their pool of
- * handles, the hash from handle to operation, posting, persistent setup and starts, progress and
+ * handles, the hash from handle to operation, posting, persistent setup and starts, and
  * completion. See request.h and docs/REQUESTS.md.
  *
- * Everything here runs on the application's threads under the MPI layer's progress lock
- * (progress.h), except shmcoll_mpi_request_progress_quiet, which the progress thread calls under
- * the same lock. */
+ * Every start is a real start, decided in the call: the group starts the collective (a node
+ * team's task queued on its lane, or a composition across nodes) or declines it, every member
+ * alike, and then the MPI library's non-blocking form serves it at once, from the same call. So
+ * a start never waits and never leaves a decision for later (when it could need a blocking call).
+ * An operation's group part moves wherever the engine runs (progress.h); completing it (unpack,
+ * statistics, errors: MPI calls) is its owner's, in the request call that finds it done.
+ *
+ * Threads: the pool, the hash and the list in flight are guarded by the requests lock
+ * (progress.h). An operation is its owner's, the thread that holds its request (MPI forbids two
+ * threads to use one request at once), except the group part of a composition across nodes,
+ * which any waiting thread advances (the engine's hook) under the operation's `driving` claim. */
 #include "mpi/request.h"
+#include "mpi/agree.h"
 #include "mpi/blocking.h"
+#include "mpi/datatype.h"
 #include "mpi/init.h"
 #include "mpi/progress.h"
 
@@ -14,12 +24,15 @@
 #include "base/log.h"
 #include "group/compose.h"
 
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Bytes of the largest MPI argument struct of a collective (a request keeps a copy). */
 #define MARGS_BYTES 128
+#define HELD_TYPES  2 /* derived datatypes an operation holds: its send and receive types */
 
 struct shmcoll_mpi_op {
     MPI_Request handle; /* what the application holds */
@@ -28,22 +41,26 @@ struct shmcoll_mpi_op {
     int done;      /* completed (finish and end ran): rc is the result */
     int detached;  /* freed by the application while active: released once done */
     int reprepare; /* persistent: prepare again at every start (packing, local copies) */
-    int deferred;  /* started on one node: the group part begins at the first progress, test or
-                      wait, or before any later collective (see op_defer) */
-    int running;   /* a wait runs it as a blocking collective: no progress pass may touch it */
-    int ran;       /* ... and did: the team's statistics are its own */
-    int fell_back; /* a deferred start the group declined ran as the MPI library's: rc */
     int rc;
+    /* The MPI library's request serving the current run, where the group declined a persistent
+     * start; MPI_REQUEST_NULL otherwise. */
+    MPI_Request theirs;
+    atomic_int driving;    /* the group part of a composition is being advanced */
+    atomic_int group_done; /* ... and has ended (gop.status) */
     const shmcoll_mpi_coll_desc_t *desc;
     int large;
     MPI_Comm dup; /* persistent: the communicator whose group is the request's own */
+    /* Derived datatypes of the call, duplicated for the operation's life: the application may
+     * free its own as soon as the call has returned, and finish (unpacking) or a persistent
+     * start still needs them. op->margs names these. */
+    MPI_Datatype held[HELD_TYPES];
+    int nheld;
     shmcoll_mpi_call_t call;
-    shmcoll_group_op_t gop; /* the group's part; gop.status IN_PROGRESS until done */
+    shmcoll_group_op_t gop; /* the group's part */
     size_t *sizes;          /* call.sizes: 4 x size */
     int sizes_cap;
     shmcoll_mpi_op_t *prev, *next; /* in flight */
     shmcoll_mpi_op_t *hnext;       /* in the hash, or the free list */
-    shmcoll_mpi_op_t *dnext;       /* deferred, in start order */
     _Alignas(16) unsigned char margs[MARGS_BYTES];
 };
 
@@ -51,9 +68,9 @@ static MPI_Comm handle_comm = MPI_COMM_NULL; /* of the handles: private, never c
 static MPI_Status empty_status;
 static shmcoll_mpi_op_t *pool;     /* released operations, each with its handle */
 static shmcoll_mpi_op_t *inflight; /* started, group part or completion pending */
-static int in_use;                 /* operations the application holds (or detached) */
-static _Atomic int inflight_count;
-static shmcoll_mpi_op_t *deferred_head, **deferred_tail = &deferred_head;
+static atomic_int in_use;          /* operations the application holds (or detached) */
+static atomic_int inflight_count;
+static atomic_int composed_count; /* of them, compositions across nodes */
 
 /* ---- Handle -> operation ------------------------------------------------------------------ */
 
@@ -67,6 +84,7 @@ static unsigned bucket_of(MPI_Request handle) {
     return (unsigned)(key >> 54) % BUCKETS;
 }
 
+/* The hash's and the pool's changes, under the requests lock. */
 static void hash_insert(shmcoll_mpi_op_t *op) {
     const unsigned b = bucket_of(op->handle);
     op->hnext = buckets[b];
@@ -82,14 +100,17 @@ static void hash_remove(shmcoll_mpi_op_t *op) {
 }
 
 shmcoll_mpi_op_t *shmcoll_mpi_request_find(MPI_Request handle) {
-    if (!in_use || handle == MPI_REQUEST_NULL) return NULL;
-    for (shmcoll_mpi_op_t *op = buckets[bucket_of(handle)]; op; op = op->hnext)
-        if (op->handle == handle) return op;
-    return NULL;
+    if (!atomic_load_explicit(&in_use, memory_order_relaxed) || handle == MPI_REQUEST_NULL)
+        return NULL;
+    shmcoll_mpi_requests_lock();
+    shmcoll_mpi_op_t *op = buckets[bucket_of(handle)];
+    while (op && op->handle != handle) op = op->hnext;
+    shmcoll_mpi_requests_unlock();
+    return op;
 }
 
 int shmcoll_mpi_request_any(void) {
-    return in_use > 0;
+    return atomic_load_explicit(&in_use, memory_order_relaxed) > 0;
 }
 
 int shmcoll_mpi_request_inflight(void) {
@@ -99,16 +120,15 @@ int shmcoll_mpi_request_inflight(void) {
 /* ---- The pool ------------------------------------------------------------------------------ */
 
 static void engine_hook(void);
-static void before_collective(void);
 
 static void request_shutdown(void) {
     shmcoll_mpi_progress_stop();
     shmcoll_mpi_request_finalize();
 }
 
-/* The private communicator, the empty status, the engine's hook, the progress thread (the caller
- * holds the lock from then on: *locked) and the finalisation, on first use. */
-static int pool_setup(int *locked) {
+/* The private communicator, the empty status, the engine's hook, the progress thread and the
+ * finalisation, on first use (under the requests lock). */
+static int pool_setup(void) {
     if (handle_comm != MPI_COMM_NULL) return 1;
     if (PMPI_Comm_dup(MPI_COMM_SELF, &handle_comm) != MPI_SUCCESS) return 0;
     MPI_Request probe;
@@ -116,43 +136,48 @@ static int pool_setup(int *locked) {
     PMPI_Wait(&probe, &empty_status); /* an inactive request: the empty status */
     PMPI_Request_free(&probe);
     shmcoll_engine_set_hook(engine_hook);
-    shmcoll_mpi_call_set_before(before_collective);
     shmcoll_mpi_init_at_finalize(request_shutdown);
-    if (shmcoll_mpi_progress_start(shmcoll_mpi_request_inflight,
-                                   shmcoll_mpi_request_progress_quiet))
-        *locked = 1;
+    shmcoll_mpi_progress_start();
     return 1;
 }
 
-static shmcoll_mpi_op_t *op_acquire(int *locked) {
+static shmcoll_mpi_op_t *op_acquire(void) {
+    shmcoll_mpi_requests_lock();
     shmcoll_mpi_op_t *op = pool;
     if (op) {
         pool = op->hnext;
-    } else {
-        if (!pool_setup(locked) || !(op = calloc(1, sizeof *op))) return NULL;
+    } else if (pool_setup() && (op = calloc(1, sizeof *op))) {
         if (PMPI_Recv_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, handle_comm, &op->handle) !=
             MPI_SUCCESS) {
             free(op);
-            return NULL;
+            op = NULL;
         }
     }
-    op->active = op->done = op->detached = op->reprepare = op->deferred = op->running = op->ran =
-        op->fell_back = 0;
+    if (op) atomic_fetch_add_explicit(&in_use, 1, memory_order_relaxed);
+    shmcoll_mpi_requests_unlock();
+    if (!op) return NULL;
+    op->active = op->done = op->detached = op->reprepare = op->nheld = 0;
     op->rc = MPI_SUCCESS;
+    op->theirs = MPI_REQUEST_NULL;
+    atomic_store_explicit(&op->driving, 0, memory_order_relaxed);
+    atomic_store_explicit(&op->group_done, 0, memory_order_relaxed);
     op->dup = MPI_COMM_NULL;
     memset(&op->call, 0, sizeof op->call);
     op->gop.status = SHMCOLL_OK;
     op->gop.t = NULL;
-    in_use++;
     return op;
 }
 
-/* Back to the pool (not in flight, not in the hash). */
+/* Back to the pool (not in flight, not in the hash), with what it held. */
 static void op_release(shmcoll_mpi_op_t *op) {
     if (op->dup != MPI_COMM_NULL) PMPI_Comm_free(&op->dup); /* and its group */
+    for (int i = 0; i < op->nheld; i++) PMPI_Type_free(&op->held[i]);
+    op->nheld = 0;
+    shmcoll_mpi_requests_lock();
     op->hnext = pool;
     pool = op;
-    in_use--;
+    atomic_fetch_sub_explicit(&in_use, 1, memory_order_relaxed);
+    shmcoll_mpi_requests_unlock();
 }
 
 /* call.sizes for a communicator of `size`. */
@@ -167,22 +192,56 @@ static shmcoll_status_t op_sizes(shmcoll_mpi_op_t *op, int size) {
     return SHMCOLL_OK;
 }
 
+/* The operation's own copy of the MPI arguments, its derived datatypes duplicated (held until
+ * the operation is released), which prepare and every later use read. */
+static shmcoll_status_t op_hold(shmcoll_mpi_op_t *op, const shmcoll_mpi_coll_desc_t *desc,
+                                const void *margs) {
+    if (desc->margs_size > MARGS_BYTES) return SHMCOLL_ERR_NO_MEMORY;
+    if (desc->margs_size) memcpy(op->margs, margs, desc->margs_size);
+    for (int i = 0; desc->types && i < HELD_TYPES; i++) {
+        MPI_Datatype *type = desc->types(op->margs, i);
+        shmcoll_mpi_layout_t layout;
+        if (!type || *type == MPI_DATATYPE_NULL ||
+            shmcoll_mpi_datatype_layout(*type, &layout) != SHMCOLL_OK || layout.predefined ||
+            shmcoll_mpi_datatype_predefined(*type))
+            continue; /* predefined (never freed), or invalid: prepare says so */
+        if (PMPI_Type_dup(*type, &op->held[op->nheld]) != MPI_SUCCESS) return SHMCOLL_ERR_NO_MEMORY;
+        *type = op->held[op->nheld++];
+    }
+    return SHMCOLL_OK;
+}
+
+/* A reduction whose op has no kernel reduces through the MPI library (PMPI_Reduce_local), which
+ * the engine's passes must not call (they run inside the MPI library's progress and on the
+ * progress thread), and a user op may be freed before the operation completes: the MPI library
+ * serves such requests. Op and datatype are the same on every rank: all decide alike. */
+static shmcoll_status_t op_kernel_only(shmcoll_mpi_call_t *call) {
+    if (call->algo || !call->args.op || call->rop.kernel) return SHMCOLL_OK;
+    return shmcoll_mpi_call_reject(call, "a reduction without a kernel of shmcoll's in a request "
+                                         "(user-defined op, or no kernel for the type)");
+}
+
 /* ---- In flight ----------------------------------------------------------------------------- */
 
 static void inflight_add(shmcoll_mpi_op_t *op) {
+    shmcoll_mpi_requests_lock();
     op->prev = NULL;
     op->next = inflight;
     if (inflight) inflight->prev = op;
     inflight = op;
+    shmcoll_mpi_requests_unlock();
     atomic_fetch_add_explicit(&inflight_count, 1, memory_order_relaxed);
+    if (op->gop.t) atomic_fetch_add_explicit(&composed_count, 1, memory_order_relaxed);
 }
 
 static void inflight_remove(shmcoll_mpi_op_t *op) {
+    shmcoll_mpi_requests_lock();
     if (op->prev)
         op->prev->next = op->next;
     else
         inflight = op->next;
     if (op->next) op->next->prev = op->prev;
+    shmcoll_mpi_requests_unlock();
     atomic_fetch_sub_explicit(&inflight_count, 1, memory_order_relaxed);
 }
 
@@ -192,127 +251,50 @@ static void op_done(shmcoll_mpi_op_t *op) {
     op->done = 1;
     inflight_remove(op);
     if (op->detached) {
+        shmcoll_mpi_requests_lock();
         hash_remove(op);
+        shmcoll_mpi_requests_unlock();
         op_release(op);
     }
 }
 
-/* A persistent run the group declined (every member alike: the arguments are those of the
- * init): the MPI library's blocking collective serves it, on the request's own communicator so
- * that it meets no other collective. Returns the MPI code. */
-static int op_fallback(shmcoll_mpi_op_t *op) {
-    shmcoll_mpi_call_fallback(&op->call);
-    const MPI_Comm comm = op->dup != MPI_COMM_NULL ? op->dup : op->call.comm;
-    return op->desc->fallback(op->margs, comm, op->large, NULL);
-}
-
-/* The group part is done (op->gop.status): unpack, count or raise, and leave the flight. An
- * operation the application freed is released now. */
+/* The group part is done (op->gop.status): unpack, count or raise, and leave the flight. */
 static void op_complete(shmcoll_mpi_op_t *op) {
-    if (op->fell_back) {
-        shmcoll_mpi_call_finish(&op->call, SHMCOLL_ERR_NOT_SUPPORTED); /* frees, unpacks nothing */
-        op->fell_back = 0;
-        op_done(op);
-        return;
-    }
     shmcoll_status_t status = op->call.algo ? SHMCOLL_OK : op->gop.status;
     status = shmcoll_mpi_call_finish(&op->call, status);
     /* Statistics name the operation's own algorithm: the team's last one may be that of an
-     * operation that completed after it (a task run by a wait is the team's last). */
+     * operation that completed after it. */
     const char *local = op->call.algo;
-    if (!local && !op->ran && op->call.group && op->call.group->map.nnodes == 1)
+    if (!local && op->call.group && op->call.group->map.nnodes == 1)
         op->call.algo = op->gop.task.algo;
-    if (status == SHMCOLL_ERR_NOT_SUPPORTED) /* a deferred start the group declined */
-        op->rc = op_fallback(op);
-    else
-        op->rc = shmcoll_mpi_call_end(&op->call, status);
+    op->rc = shmcoll_mpi_call_end(&op->call, status);
     op->call.algo = local;
     op_done(op);
 }
 
-/* Starts the prepared call on its group, or completes at once what needs no group. */
+/* The MPI library's run of a persistent start the group declined has ended with `rc`. */
+static void op_theirs_done(shmcoll_mpi_op_t *op, int rc) {
+    op->theirs = MPI_REQUEST_NULL;
+    shmcoll_mpi_call_finish(&op->call, SHMCOLL_ERR_NOT_SUPPORTED); /* frees, unpacks nothing */
+    op->rc = rc;
+    op_done(op);
+}
+
+/* Starts the prepared call on its group, or completes at once what needs no group. Returns
+ * NOT_SUPPORTED when the group declines it (nothing started on any member). */
 static shmcoll_status_t op_launch(shmcoll_mpi_op_t *op) {
-    op->done = op->ran = 0;
-    op->deferred = 0;
+    op->done = 0;
     op->gop.t = NULL;
     op->gop.status = SHMCOLL_OK;
-    if (!op->call.algo)
+    atomic_store_explicit(&op->group_done, 0, memory_order_relaxed);
+    if (!op->call.algo) {
+        op->gop.task.algo = NULL;
         SHMCOLL_CHECK(shmcoll_group_start(op->call.group, &op->call.args, &op->gop));
+    }
     op->active = 1;
     inflight_add(op);
     if (op->call.algo || op->gop.status != SHMCOLL_IN_PROGRESS) op_complete(op);
     return SHMCOLL_OK;
-}
-
-/* ---- Deferred starts ------------------------------------------------------------------------
- * On one node an operation's start only marks it (op_defer): a wait that comes first runs it as a
- * blocking collective, the fastest path (no queue on a lane, waits in place), so MPI_Iallreduce +
- * MPI_Wait costs what MPI_Allreduce does. The order of a communicator's collectives is kept: the
- * deferred starts form one queue in start order, and any test or progress pass, any later
- * collective (blocking ones through call.h's hook) and a wait for a later one first begin those
- * before it, as tasks of their node teams. A deferred operation stays in flight, so every
- * progress pass (the engine's hook, the progress thread) begins it. */
-
-static void op_defer(shmcoll_mpi_op_t *op) {
-    op->done = op->ran = 0;
-    op->deferred = op->active = 1;
-    op->gop.t = NULL;
-    op->gop.status = SHMCOLL_IN_PROGRESS;
-    inflight_add(op);
-    op->dnext = NULL;
-    *deferred_tail = op;
-    deferred_tail = &op->dnext;
-}
-
-static shmcoll_mpi_op_t *deferred_pop(void) {
-    shmcoll_mpi_op_t *op = deferred_head;
-    deferred_head = op->dnext;
-    if (!deferred_head) deferred_tail = &deferred_head;
-    op->deferred = 0;
-    return op;
-}
-
-/* Begins the deferred starts in order, up to and including `last` (NULL: all), as tasks (never
- * waits, calls no MPI). */
-static void deferred_begin(const shmcoll_mpi_op_t *last) {
-    while (deferred_head) {
-        shmcoll_mpi_op_t *op = deferred_pop();
-        const shmcoll_status_t status =
-            shmcoll_group_start(op->call.group, &op->call.args, &op->gop);
-        if (status == SHMCOLL_ERR_NOT_SUPPORTED && !shmcoll_mpi_progress_on_thread()) {
-            /* Declined by every member alike: the MPI library's blocking collective serves it
-             * now, in its place among the communicator's collectives. (The progress thread,
-             * which calls no MPI, begins only persistent operations, whose fallback runs on
-             * their own communicator whenever it completes.) */
-            op->rc = op_fallback(op);
-            op->fell_back = 1;
-            op->gop.status = SHMCOLL_OK;
-        } else if (status != SHMCOLL_OK) {
-            op->gop.status = status;
-        }
-        if (op == last) return;
-    }
-}
-
-/* Takes deferred `op` out of the queue to run it itself, once those before it have begun. */
-static void deferred_take(const shmcoll_mpi_op_t *op) {
-    while (deferred_head != op) {
-        shmcoll_mpi_op_t *before = deferred_head;
-        deferred_begin(before);
-    }
-    deferred_pop();
-}
-
-/* Before any blocking collective (call.h): the starts put off before it begin first. */
-static void before_collective(void) {
-    if (deferred_head) deferred_begin(NULL);
-}
-
-/* Whether `op`'s start may be put off: a collective of a node team, and with the progress thread
- * on only a persistent one (the thread begins deferred starts but may not fall back). */
-static int deferrable(const shmcoll_mpi_op_t *op) {
-    return !op->call.algo && op->call.group && op->call.group->map.nnodes == 1 &&
-           (op->form == SHMCOLL_MPI_PERSISTENT || !shmcoll_mpi_progress_thread_on);
 }
 
 /* ---- Non-blocking -------------------------------------------------------------------------- */
@@ -342,72 +324,61 @@ static int disabled(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_
     return desc->fallback(margs, comm, large, how);
 }
 
+/* The MPI library's own form `how` serves a call shmcoll declined (op prepared or not). */
+static int op_decline(shmcoll_mpi_op_t *op, const shmcoll_mpi_coll_desc_t *desc, const void *margs,
+                      MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
+    shmcoll_mpi_call_finish(&op->call, SHMCOLL_ERR_NOT_SUPPORTED);
+    shmcoll_mpi_call_fallback(&op->call);
+    op_release(op);
+    return desc->fallback(margs, comm, large, how);
+}
+
 int shmcoll_mpi_request_post(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
                              int large, MPI_Request *request) {
-    if (shmcoll_config()->disable)
+    if (shmcoll_mpi_disabled())
         return disabled(desc, margs, comm, large, SHMCOLL_MPI_NONBLOCKING_HOW(request));
-    int locked = shmcoll_mpi_progress_enter();
-    shmcoll_mpi_op_t *op = op_acquire(&locked);
-    if (!op) {
-        shmcoll_mpi_progress_leave(locked);
-        return no_memory(comm, desc->names[SHMCOLL_MPI_NONBLOCKING][large], request);
-    }
+    shmcoll_mpi_op_t *op = op_acquire();
+    if (!op) return no_memory(comm, desc->names[SHMCOLL_MPI_NONBLOCKING][large], request);
     shmcoll_mpi_call_t *call = &op->call;
     shmcoll_status_t status =
         shmcoll_mpi_call_begin(call, desc, margs, comm, large, SHMCOLL_MPI_NONBLOCKING);
     if (status == SHMCOLL_OK) status = op_sizes(op, call->state->size);
-    if (status == SHMCOLL_OK) status = shmcoll_mpi_call_prepare(call, desc, margs);
+    if (status == SHMCOLL_OK) status = op_hold(op, desc, margs);
+    if (status == SHMCOLL_OK) status = shmcoll_mpi_call_prepare(call, desc, op->margs);
+    if (status == SHMCOLL_OK) status = op_kernel_only(call);
     if (status == SHMCOLL_OK) {
         op->form = SHMCOLL_MPI_NONBLOCKING;
         op->desc = desc;
         op->large = large;
-        if (deferrable(op) && desc->margs_size <= MARGS_BYTES) {
-            if (desc->margs_size) memcpy(op->margs, margs, desc->margs_size); /* for op_fallback */
-            op_defer(op);
-        } else {
-            before_collective();
-            status = op_launch(op);
-        }
+        status = op_launch(op);
     }
-    if (status == SHMCOLL_ERR_NOT_SUPPORTED) {
-        shmcoll_mpi_call_finish(call, status);
-        shmcoll_mpi_call_fallback(call);
-        op_release(op);
-        shmcoll_mpi_progress_leave(locked);
-        return desc->fallback(margs, comm, large, SHMCOLL_MPI_NONBLOCKING_HOW(request));
-    }
-    int rc = MPI_SUCCESS;
-    if (status != SHMCOLL_OK) {
-        rc = op_fail(op, status, request);
-    } else {
-        hash_insert(op);
-        *request = op->handle;
-    }
-    shmcoll_mpi_progress_leave(locked);
-    return rc;
+    if (status == SHMCOLL_ERR_NOT_SUPPORTED) /* with the application's own arguments */
+        return op_decline(op, desc, margs, comm, large, SHMCOLL_MPI_NONBLOCKING_HOW(request));
+    if (status != SHMCOLL_OK) return op_fail(op, status, request);
+    shmcoll_mpi_requests_lock();
+    hash_insert(op);
+    shmcoll_mpi_requests_unlock();
+    *request = op->handle;
+    return MPI_SUCCESS;
 }
 
 /* ---- Persistent ---------------------------------------------------------------------------- */
 
 int shmcoll_mpi_request_init(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
                              int large, MPI_Info info, MPI_Request *request) {
-    if (shmcoll_config()->disable)
-        return disabled(desc, margs, comm, large, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
-    int locked = shmcoll_mpi_progress_enter();
-    shmcoll_mpi_op_t *op = op_acquire(&locked);
-    if (!op || desc->margs_size > MARGS_BYTES) {
-        if (op) op_release(op);
-        shmcoll_mpi_progress_leave(locked);
-        return no_memory(comm, desc->names[SHMCOLL_MPI_PERSISTENT][large], request);
-    }
+    const shmcoll_mpi_how_t *how = SHMCOLL_MPI_PERSISTENT_HOW(info, request);
+    if (shmcoll_mpi_disabled()) return disabled(desc, margs, comm, large, how);
+    shmcoll_mpi_op_t *op = op_acquire();
+    if (!op) return no_memory(comm, desc->names[SHMCOLL_MPI_PERSISTENT][large], request);
     shmcoll_mpi_call_t *call = &op->call;
     shmcoll_status_t status =
         shmcoll_mpi_call_begin(call, desc, margs, comm, large, SHMCOLL_MPI_PERSISTENT);
-    /* A group of its own (setup is collective, as *_init is): the request's lanes and slots are
+    /* A group of its own (MPI_*_init is collective and nonlocal, ordered like the collectives of
+     * the communicator, so its setup may communicate here): the request's lanes and slots are
      * its own, so ranks may start requests in different orders. It is set up now, even where the
      * communicator itself waits for more uses before its own setup (every rank alike). */
-    const int undecided = status == SHMCOLL_ERR_NOT_SUPPORTED && !shmcoll_config()->disable &&
-                          call->state && call->state->kind == SHMCOLL_MPI_COMM_UNDECIDED;
+    const int undecided = status == SHMCOLL_ERR_NOT_SUPPORTED && call->state &&
+                          call->state->kind == SHMCOLL_MPI_COMM_UNDECIDED;
     if ((status == SHMCOLL_OK && call->group) || undecided) {
         call->reason = NULL;
         if (PMPI_Comm_dup(comm, &op->dup) != MPI_SUCCESS)
@@ -416,38 +387,29 @@ int shmcoll_mpi_request_init(const shmcoll_mpi_coll_desc_t *desc, const void *ma
             status = shmcoll_mpi_call_rebind(call, op->dup);
     }
     /* Across nodes with blocking network steps every start would be declined (compose.h): the
-     * MPI library's own persistent request serves it from the start instead, so no start runs a
-     * blocking collective that ranks starting requests in different orders would mismatch. */
+     * MPI library's own persistent request serves it from the start instead. */
     if (status == SHMCOLL_OK && call->group && !shmcoll_group_starts(call->group))
         status = shmcoll_mpi_call_reject(call, "started collectives across nodes go to the MPI "
                                                "library (blocking network steps)");
     if (status == SHMCOLL_OK) status = op_sizes(op, call->state->size);
-    if (status == SHMCOLL_OK) status = shmcoll_mpi_call_prepare(call, desc, margs);
-    if (status == SHMCOLL_ERR_NOT_SUPPORTED) {
-        shmcoll_mpi_call_finish(call, status);
-        shmcoll_mpi_call_fallback(call);
-        op_release(op);
-        shmcoll_mpi_progress_leave(locked);
-        return desc->fallback(margs, comm, large, SHMCOLL_MPI_PERSISTENT_HOW(info, request));
-    }
-    int rc = MPI_SUCCESS;
-    if (status != SHMCOLL_OK) {
-        rc = op_fail(op, status, request);
-    } else {
-        op->form = SHMCOLL_MPI_PERSISTENT;
-        op->desc = desc;
-        op->large = large;
-        if (desc->margs_size) memcpy(op->margs, margs, desc->margs_size);
-        /* What prepare did for this call alone (packing the send side, a copy without the
-         * group) is done again at every start; a dense call is only started. */
-        op->reprepare = call->algo || call->send.temp || call->recv.temp;
-        if (op->reprepare) shmcoll_mpi_call_finish(call, SHMCOLL_ERR_NOT_SUPPORTED);
-        shmcoll_mpi_stats_record_init(call->coll, call->state);
-        hash_insert(op);
-        *request = op->handle;
-    }
-    shmcoll_mpi_progress_leave(locked);
-    return rc;
+    if (status == SHMCOLL_OK) status = op_hold(op, desc, margs);
+    if (status == SHMCOLL_OK) status = shmcoll_mpi_call_prepare(call, desc, op->margs);
+    if (status == SHMCOLL_OK) status = op_kernel_only(call);
+    if (status == SHMCOLL_ERR_NOT_SUPPORTED) return op_decline(op, desc, margs, comm, large, how);
+    if (status != SHMCOLL_OK) return op_fail(op, status, request);
+    op->form = SHMCOLL_MPI_PERSISTENT;
+    op->desc = desc;
+    op->large = large;
+    /* What prepare did for this call alone (packing the send side, a copy without the group) is
+     * done again at every start; a dense call is only started. */
+    op->reprepare = call->algo || call->send.temp || call->recv.temp;
+    if (op->reprepare) shmcoll_mpi_call_finish(call, SHMCOLL_ERR_NOT_SUPPORTED);
+    shmcoll_mpi_stats_record_init(call->coll, call->state);
+    shmcoll_mpi_requests_lock();
+    hash_insert(op);
+    shmcoll_mpi_requests_unlock();
+    *request = op->handle;
+    return MPI_SUCCESS;
 }
 
 /* Clears what prepare set, keeping what begin found. */
@@ -475,18 +437,20 @@ int shmcoll_mpi_op_start(shmcoll_mpi_op_t *op) {
         status = shmcoll_mpi_call_prepare(call, op->desc, op->margs);
     }
     if (status == SHMCOLL_OK) status = shmcoll_mpi_call_restart(call);
-    if (status == SHMCOLL_OK && deferrable(op)) {
-        op_defer(op);
-        return MPI_SUCCESS;
-    }
     if (status == SHMCOLL_OK) status = op_launch(op);
     if (status == SHMCOLL_ERR_NOT_SUPPORTED) {
-        /* The group declined this run (every member alike: the same arguments as at init):
-         * the MPI library's blocking collective serves it, and the request completes at once. */
-        shmcoll_mpi_call_finish(call, status);
-        op->rc = op_fallback(op);
-        op->active = op->done = 1;
-        return op->rc;
+        /* The group declined this run (every member alike: the arguments of the init): the MPI
+         * library's non-blocking collective serves it, on the request's own communicator so that
+         * it meets no other collective, and the request completes when that does. */
+        shmcoll_mpi_call_fallback(call);
+        const MPI_Comm comm = op->dup != MPI_COMM_NULL ? op->dup : call->comm;
+        const int rc = op->desc->fallback(op->margs, comm, op->large,
+                                          SHMCOLL_MPI_NONBLOCKING_HOW(&op->theirs));
+        op->active = 1;
+        op->done = 0;
+        inflight_add(op);
+        if (rc != MPI_SUCCESS) op_theirs_done(op, rc);
+        return rc;
     }
     if (status == SHMCOLL_OK) return MPI_SUCCESS;
     status = shmcoll_mpi_call_finish(call, status);
@@ -507,54 +471,69 @@ int shmcoll_mpi_op_active(const shmcoll_mpi_op_t *op) {
     return op->active;
 }
 
-/* Testing or waiting may run the engine's hook, which may complete the very operation: hence
- * the second look at `done`. */
+/* Advances a composition's group part under its claim (any thread); 1 once it has ended. */
+static int composition_drive(shmcoll_mpi_op_t *op) {
+    if (atomic_load_explicit(&op->group_done, memory_order_acquire)) return 1;
+    if (atomic_exchange_explicit(&op->driving, 1, memory_order_acquire)) return 0;
+    const int ended = shmcoll_group_test(&op->gop) != SHMCOLL_IN_PROGRESS;
+    if (ended) {
+        atomic_fetch_sub_explicit(&composed_count, 1, memory_order_relaxed);
+        atomic_store_explicit(&op->group_done, 1, memory_order_release);
+    }
+    atomic_store_explicit(&op->driving, 0, memory_order_release);
+    return ended;
+}
+
+/* Whether the group part has ended (advancing it once). */
+static int group_part_ended(shmcoll_mpi_op_t *op) {
+    if (op->gop.t || atomic_load_explicit(&op->group_done, memory_order_relaxed))
+        return composition_drive(op);
+    return shmcoll_group_test(&op->gop) != SHMCOLL_IN_PROGRESS;
+}
+
 int shmcoll_mpi_op_test(shmcoll_mpi_op_t *op) {
-    if (!op->active) return 1;
-    if (op->running) return 0;
-    if (op->deferred) deferred_begin(op);
-    if (!op->done && shmcoll_group_test(&op->gop) != SHMCOLL_IN_PROGRESS && !op->done)
+    if (!op->active || op->done) return 1;
+    if (op->theirs != MPI_REQUEST_NULL) {
+        int flag = 0;
+        const int rc = PMPI_Test(&op->theirs, &flag, MPI_STATUS_IGNORE);
+        if (flag || rc != MPI_SUCCESS) op_theirs_done(op, rc);
+    } else if (group_part_ended(op)) {
         op_complete(op);
+    }
     return op->done;
 }
 
 void shmcoll_mpi_op_wait(shmcoll_mpi_op_t *op) {
     if (!op->active || op->done) return;
-    if (op->deferred) {
-        deferred_take(op);
-        op->running = op->ran = 1;
-        op->gop.status = shmcoll_group_run(op->call.group, &op->call.args);
-        op->running = 0;
-    } else {
-        (void)shmcoll_group_wait(&op->gop);
+    if (op->theirs != MPI_REQUEST_NULL) { /* ours move inside the MPI library meanwhile */
+        op_theirs_done(op, PMPI_Wait(&op->theirs, MPI_STATUS_IGNORE));
+        return;
     }
-    if (!op->done) op_complete(op);
+    if (!op->gop.t) { /* a node team's task: waits in place once it is its lane's turn */
+        (void)shmcoll_group_wait(&op->gop);
+        op_complete(op);
+        return;
+    }
+    while (!composition_drive(op)) {
+        shmcoll_engine_progress();
+        sched_yield();
+    }
+    op_complete(op);
 }
 
 void shmcoll_mpi_request_progress(void) {
-    static __thread int inside; /* completing may reach the engine's hook again */
-    if (inside || !inflight) return;
-    inside = 1;
-    before_collective();
-    for (shmcoll_mpi_op_t *op = inflight, *next; op; op = next) {
-        next = op->next;
-        shmcoll_mpi_op_test(op);
-    }
-    inside = 0;
+    shmcoll_engine_progress();
 }
 
-void shmcoll_mpi_request_progress_quiet(void) {
-    before_collective();
-    for (shmcoll_mpi_op_t *op = inflight; op; op = op->next) {
-        if (op->running) continue;
-        if (!op->gop.t && op->gop.status == SHMCOLL_IN_PROGRESS) (void)shmcoll_group_test(&op->gop);
-    }
-}
-
-/* Every waiting member of a shmcoll collective calls this now and then: the operations in flight
- * move on (a peer may be waiting for one) and complete. Never on the progress thread. */
+/* The engine's hook (every waiting member of a shmcoll collective, on an application thread):
+ * the compositions across nodes in flight move on, whoever owns them, since a peer may wait for
+ * one; their network steps are MPI calls, which only application threads make. */
 static void engine_hook(void) {
-    if (!shmcoll_mpi_progress_on_thread()) shmcoll_mpi_request_progress();
+    if (!atomic_load_explicit(&composed_count, memory_order_relaxed)) return;
+    if (!shmcoll_mpi_requests_trylock()) return;
+    for (shmcoll_mpi_op_t *op = inflight; op; op = op->next)
+        if (op->gop.t && op->theirs == MPI_REQUEST_NULL) composition_drive(op);
+    shmcoll_mpi_requests_unlock();
 }
 
 void shmcoll_mpi_status_empty(MPI_Status *status) {
@@ -566,7 +545,9 @@ int shmcoll_mpi_op_report(shmcoll_mpi_op_t *op, MPI_Request *request, MPI_Status
     if (!op->active) return MPI_SUCCESS;
     const int rc = op->rc;
     if (op->form == SHMCOLL_MPI_NONBLOCKING) {
+        shmcoll_mpi_requests_lock();
         hash_remove(op);
+        shmcoll_mpi_requests_unlock();
         op_release(op);
         *request = MPI_REQUEST_NULL;
     } else {
@@ -578,16 +559,18 @@ int shmcoll_mpi_op_report(shmcoll_mpi_op_t *op, MPI_Request *request, MPI_Status
 int shmcoll_mpi_op_free(shmcoll_mpi_op_t *op, MPI_Request *request) {
     *request = MPI_REQUEST_NULL;
     if (op->active && !op->done) {
-        op->detached = 1; /* goes on, released by op_complete */
+        op->detached = 1; /* goes on, released by op_done */
         return MPI_SUCCESS;
     }
+    shmcoll_mpi_requests_lock();
     hash_remove(op);
+    shmcoll_mpi_requests_unlock();
     op_release(op);
     return MPI_SUCCESS;
 }
 
 void shmcoll_mpi_request_finalize(void) {
-    /* Operations still in flight end first: their peers are finalising too. */
+    /* Operations still in flight end first (freed ones: their peers are finalising too). */
     while (inflight) shmcoll_mpi_op_wait(inflight);
     for (int b = 0; b < BUCKETS; b++)
         while (buckets[b]) {
@@ -603,5 +586,5 @@ void shmcoll_mpi_request_finalize(void) {
         free(op);
     }
     if (handle_comm != MPI_COMM_NULL) PMPI_Comm_free(&handle_comm);
-    in_use = 0;
+    atomic_store(&in_use, 0);
 }

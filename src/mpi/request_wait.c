@@ -9,7 +9,6 @@
  * between, rather than blocking inside the MPI library: a peer on the node may be waiting for one
  * of this process's operations. Only once nothing of shmcoll's is in flight does it block there.
  * Completion order within an array is whatever each side completes first, as MPI allows. */
-#include "mpi/progress.h"
 #include "mpi/request.h"
 
 #include "shmcoll.h"
@@ -17,11 +16,9 @@
 #include <sched.h>
 #include <stdlib.h>
 
-/* Between two polls: the progress thread may take the lock meanwhile. */
-static void pause_between(int *locked) {
-    shmcoll_mpi_progress_leave(*locked);
+/* Between two polls. */
+static void pause_between(void) {
     sched_yield();
-    *locked = shmcoll_mpi_progress_enter();
 }
 
 static MPI_Status *status_at(MPI_Status *statuses, int i) {
@@ -32,68 +29,47 @@ static MPI_Status *status_at(MPI_Status *statuses, int i) {
 
 SHMCOLL_API int MPI_Wait(MPI_Request *request, MPI_Status *status) {
     if (!shmcoll_mpi_request_any()) return PMPI_Wait(request, status);
-    int locked = shmcoll_mpi_progress_enter();
     shmcoll_mpi_op_t *op = shmcoll_mpi_request_find(*request);
     if (op) {
         shmcoll_mpi_op_wait(op);
-        const int rc = shmcoll_mpi_op_report(op, request, status);
-        shmcoll_mpi_progress_leave(locked);
-        return rc;
+        return shmcoll_mpi_op_report(op, request, status);
     }
     for (;;) {
         shmcoll_mpi_request_progress();
         if (!shmcoll_mpi_request_inflight()) break;
         int flag = 0;
         const int rc = PMPI_Test(request, &flag, status);
-        if (rc != MPI_SUCCESS || flag) {
-            shmcoll_mpi_progress_leave(locked);
-            return rc;
-        }
-        pause_between(&locked);
+        if (rc != MPI_SUCCESS || flag) return rc;
+        pause_between();
     }
-    shmcoll_mpi_progress_leave(locked);
     return PMPI_Wait(request, status);
 }
 
 SHMCOLL_API int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
     if (!shmcoll_mpi_request_any()) return PMPI_Test(request, flag, status);
-    const int locked = shmcoll_mpi_progress_enter();
     shmcoll_mpi_request_progress();
     shmcoll_mpi_op_t *op = shmcoll_mpi_request_find(*request);
-    int rc = MPI_SUCCESS;
-    if (!op)
-        rc = PMPI_Test(request, flag, status);
-    else if ((*flag = shmcoll_mpi_op_test(op)))
-        rc = shmcoll_mpi_op_report(op, request, status);
-    shmcoll_mpi_progress_leave(locked);
-    return rc;
+    if (!op) return PMPI_Test(request, flag, status);
+    if (!(*flag = shmcoll_mpi_op_test(op))) return MPI_SUCCESS;
+    return shmcoll_mpi_op_report(op, request, status);
 }
 
 SHMCOLL_API int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
     if (!shmcoll_mpi_request_any()) return PMPI_Request_get_status(request, flag, status);
-    const int locked = shmcoll_mpi_progress_enter();
     shmcoll_mpi_request_progress();
     shmcoll_mpi_op_t *op = shmcoll_mpi_request_find(request);
-    int rc = MPI_SUCCESS;
-    if (!op) {
-        rc = PMPI_Request_get_status(request, flag, status);
-    } else {
-        *flag = shmcoll_mpi_op_test(op);
-        if (*flag) shmcoll_mpi_status_empty(status);
-    }
-    shmcoll_mpi_progress_leave(locked);
-    return rc;
+    if (!op) return PMPI_Request_get_status(request, flag, status);
+    *flag = shmcoll_mpi_op_test(op);
+    if (*flag) shmcoll_mpi_status_empty(status);
+    return MPI_SUCCESS;
 }
 
 /* A call on one request: `ours` for shmcoll's, `theirs` (the MPI library's) for any other. */
 static int one(MPI_Request *request, int (*ours)(shmcoll_mpi_op_t *, MPI_Request *),
                int (*theirs)(MPI_Request *)) {
     if (!shmcoll_mpi_request_any()) return theirs(request);
-    const int locked = shmcoll_mpi_progress_enter();
     shmcoll_mpi_op_t *op = shmcoll_mpi_request_find(*request);
-    const int rc = op ? ours(op, request) : theirs(request);
-    shmcoll_mpi_progress_leave(locked);
-    return rc;
+    return op ? ours(op, request) : theirs(request);
 }
 
 static int start_ours(shmcoll_mpi_op_t *op, MPI_Request *request) {
@@ -111,13 +87,11 @@ SHMCOLL_API int MPI_Start(MPI_Request *request) {
 
 SHMCOLL_API int MPI_Startall(int count, MPI_Request requests[]) {
     if (!shmcoll_mpi_request_any()) return PMPI_Startall(count, requests);
-    const int locked = shmcoll_mpi_progress_enter();
     int rc = MPI_SUCCESS;
     for (int i = 0; i < count && rc == MPI_SUCCESS; i++) {
         shmcoll_mpi_op_t *op = shmcoll_mpi_request_find(requests[i]);
         rc = op ? shmcoll_mpi_op_start(op) : PMPI_Start(&requests[i]);
     }
-    shmcoll_mpi_progress_leave(locked);
     return rc;
 }
 
@@ -125,7 +99,6 @@ SHMCOLL_API int MPI_Startall(int count, MPI_Request requests[]) {
 
 /* An array split into shmcoll's operations and the MPI library's requests. */
 typedef struct split {
-    int locked; /* the progress lock, held from split_open to split_close */
     int n, ours;
     shmcoll_mpi_op_t **ops; /* [n]: NULL for the MPI library's */
     MPI_Request *native;    /* what the MPI library sees: the array, or a copy with ours NULL */
@@ -160,10 +133,9 @@ static void split_fini(split_t *s) {
     if (s->native && s->native != s->user && s->native != s->native_small) free(s->native);
 }
 
-/* Ends a call over an array: frees the split, leaves the lock, returns rc. */
+/* Ends a call over an array: frees the split, returns rc. */
 static int split_close(split_t *s, int rc) {
     split_fini(s);
-    shmcoll_mpi_progress_leave(s->locked);
     return rc;
 }
 
@@ -172,10 +144,9 @@ static int no_memory(void) {
     return MPI_ERR_NO_MEM;
 }
 
-/* Begins a call over an array: takes the lock and splits the array. Returns MPI_SUCCESS, or
- * MPI_ERR_NO_MEM (raised; the split freed and the lock left again). */
+/* Begins a call over an array: splits it. Returns MPI_SUCCESS, or MPI_ERR_NO_MEM (raised; the
+ * split freed again). */
 static int split_open(split_t *s, int n, MPI_Request *requests) {
-    s->locked = shmcoll_mpi_progress_enter();
     return split_init(s, n, requests) ? MPI_SUCCESS : split_close(s, no_memory());
 }
 
@@ -204,13 +175,20 @@ static int split_test_ours(split_t *s) {
 }
 
 /* Reports operation i into status (may be MPI_STATUS_IGNORE); a failure goes to its status'
- * MPI_ERROR, and *rc becomes MPI_ERR_IN_STATUS. */
-static void split_report(split_t *s, int i, MPI_Status *status, int *rc) {
+ * MPI_ERROR. Returns its code. */
+static int split_report(split_t *s, int i, MPI_Status *status) {
     const int code = shmcoll_mpi_op_report(s->ops[i], &s->user[i], status);
     s->ops[i] = NULL;
-    if (code == MPI_SUCCESS) return;
-    if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = code;
-    *rc = MPI_ERR_IN_STATUS;
+    if (code != MPI_SUCCESS && status != MPI_STATUS_IGNORE) status->MPI_ERROR = code;
+    return code;
+}
+
+/* A call that returns MPI_ERR_IN_STATUS sets the error field of every status it fills: those of
+ * the requests that failed hold their code (failed[i] set), the others MPI_SUCCESS. */
+static void statuses_complete(MPI_Status statuses[], int n, const char *failed) {
+    if (statuses == MPI_STATUSES_IGNORE) return;
+    for (int i = 0; i < n; i++)
+        if (!failed[i]) statuses[i].MPI_ERROR = MPI_SUCCESS;
 }
 
 /* Waitall and Testall: ours and the MPI library's, the latter one by one (a wait), or at once
@@ -245,7 +223,7 @@ static int all(int count, MPI_Request requests[], int *flag, MPI_Status statuses
                 if (statuses != MPI_STATUSES_IGNORE) statuses[i].MPI_ERROR = code;
                 rc = MPI_ERR_IN_STATUS;
             }
-            done[i] = complete || code != MPI_SUCCESS;
+            done[i] = code != MPI_SUCCESS ? 2 : complete;
             left += !done[i];
         }
         if (!pending && !left) break;
@@ -253,23 +231,29 @@ static int all(int count, MPI_Request requests[], int *flag, MPI_Status statuses
             *flag = 0;
             return split_close(&s, rc);
         }
-        pause_between(&s.locked);
+        pause_between();
     }
     for (int i = 0; i < count; i++) {
+        int code = MPI_SUCCESS;
         if (s.ops[i]) {
-            split_report(&s, i, status_at(statuses, i), &rc);
-            continue;
-        }
-        if (!done[i]) { /* Testall: complete now */
-            int complete = 0;
-            const int code = PMPI_Test(&s.native[i], &complete, status_at(statuses, i));
-            if (code != MPI_SUCCESS) {
-                if (statuses != MPI_STATUSES_IGNORE) statuses[i].MPI_ERROR = code;
-                rc = MPI_ERR_IN_STATUS;
+            code = split_report(&s, i, status_at(statuses, i));
+        } else {
+            if (!done[i]) { /* Testall: complete now */
+                int complete = 0;
+                code = PMPI_Test(&s.native[i], &complete, status_at(statuses, i));
+                if (code != MPI_SUCCESS && statuses != MPI_STATUSES_IGNORE)
+                    statuses[i].MPI_ERROR = code;
             }
+            split_native_back(&s, i);
         }
-        split_native_back(&s, i);
+        if (code != MPI_SUCCESS) {
+            done[i] = 2;
+            rc = MPI_ERR_IN_STATUS;
+        }
     }
+    /* done[i] == 2: request i failed, its status holds the code already */
+    for (int i = 0; i < count; i++) done[i] = done[i] == 2;
+    if (rc == MPI_ERR_IN_STATUS) statuses_complete(statuses, count, done);
     if (flag) *flag = 1;
     return split_close(&s, rc);
 }
@@ -296,8 +280,7 @@ static int any(int count, MPI_Request requests[], int *index, int *flag, MPI_Sta
         const int found = split_next_done(&s, 0, &active);
         if (found >= 0) {
             *index = found;
-            split_report(&s, found, status, &rc);
-            if (rc == MPI_ERR_IN_STATUS) rc = status != MPI_STATUS_IGNORE ? status->MPI_ERROR : rc;
+            rc = split_report(&s, found, status);
             break;
         }
         int done = 0, at = MPI_UNDEFINED;
@@ -316,7 +299,7 @@ static int any(int count, MPI_Request requests[], int *index, int *flag, MPI_Sta
             *flag = 0;
             return split_close(&s, rc);
         }
-        pause_between(&s.locked);
+        pause_between();
     }
     if (flag) *flag = 1;
     return split_close(&s, rc);
@@ -342,10 +325,12 @@ static int some(int count, MPI_Request requests[], int *outcount, int indices[],
     for (;;) {
         shmcoll_mpi_request_progress();
         int k = 0, active = 0;
+        char *failed = s.done; /* [k]: output k failed, its status holds the code */
         for (int i = split_next_done(&s, 0, &active); i >= 0;
              i = split_next_done(&s, i + 1, &active)) {
             indices[k] = i;
-            split_report(&s, i, status_at(statuses, k), &rc);
+            failed[k] = split_report(&s, i, status_at(statuses, k)) != MPI_SUCCESS;
+            if (failed[k]) rc = MPI_ERR_IN_STATUS;
             k++;
         }
         int completed = 0;
@@ -353,14 +338,19 @@ static int some(int count, MPI_Request requests[], int *outcount, int indices[],
                                        statuses == MPI_STATUSES_IGNORE ? statuses : statuses + k);
         if (code != MPI_SUCCESS) rc = code;
         if (completed != MPI_UNDEFINED) {
-            for (int j = 0; j < completed; j++) split_native_back(&s, indices[k + j]);
+            for (int j = 0; j < completed; j++) {
+                split_native_back(&s, indices[k + j]);
+                /* the MPI library set the error fields of its own when it failed some */
+                failed[k + j] = code == MPI_ERR_IN_STATUS;
+            }
             k += completed;
         }
+        if (rc == MPI_ERR_IN_STATUS) statuses_complete(statuses, k, failed);
         if (k > 0 || (completed == MPI_UNDEFINED && !active) || code != MPI_SUCCESS || !wait) {
             *outcount = k > 0 || active || completed != MPI_UNDEFINED ? k : MPI_UNDEFINED;
             break;
         }
-        pause_between(&s.locked);
+        pause_between();
     }
     return split_close(&s, rc);
 }

@@ -285,3 +285,17 @@ const shmcoll_tune_t *shmcoll_tune_current(void) {
     pthread_mutex_unlock(&tune_lock);
     return &current;
 }
+
+uint64_t shmcoll_tune_digest(const shmcoll_tune_t *tune) {
+    uint64_t h = shmcoll_config_hash(0xcbf29ce484222325ull, &tune->file, sizeof tune->file);
+    for (int i = 0; i < tune->nrules; i++) {
+        const shmcoll_tune_rule_t *r = &tune->rules[i];
+        const uint64_t fields[] = {
+            (uint64_t)r->kind,  (uint64_t)r->members, (uint64_t)r->nodes, r->lo, r->hi,
+            (uint64_t)r->nalgos};
+        h = shmcoll_config_hash(h, fields, sizeof fields);
+        for (int a = 0; a < r->nalgos; a++)
+            h = shmcoll_config_hash(h, r->algos[a]->name, strlen(r->algos[a]->name) + 1);
+    }
+    return h;
+}

@@ -74,4 +74,8 @@ void shmcoll_tune_set_mpi_library(const char *line);
  * setting is reported once as an error naming the token, and ignored (the model decides). */
 const shmcoll_tune_t *shmcoll_tune_current(void);
 
+/* A hash of the rules in force (and whether a file is), alike on every process that runs the same
+ * rules whatever the variables or file paths that gave them (mpi/agree.h compares them). */
+uint64_t shmcoll_tune_digest(const shmcoll_tune_t *tune);
+
 #endif

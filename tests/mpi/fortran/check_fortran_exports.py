@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks the Fortran entry points libshmcoll exports (src/mpi/fortran.h).
 
-For MPI_FINALIZE, MPI_ALLOC_MEM, MPI_FREE_MEM and every collective: the four spellings mpi_x,
+MPI_INIT and MPI_INIT_THREAD in the five spellings below, each its own forwarder. For
+MPI_FINALIZE, MPI_ALLOC_MEM, MPI_FREE_MEM and every collective: the four spellings mpi_x,
 mpi_x_, mpi_x__ and MPI_X, all at one address (one body; MPI_ALLOC_MEM's C_PTR variant
 mpi_alloc_mem_cptr too); the mpi_f08 spelling mpi_x_f08_ where the MPI library's mpi_f08 procedure
 takes plain addresses (Open MPI: all of them; MPICH: only MPI_Barrier, MPI_Finalize and
@@ -24,6 +25,9 @@ CPTR = {"alloc_mem": "alloc_mem_cptr"}
 # MPICH's mpi_f08 request calls call PMPI_* directly; libshmcoll defines them (mpi_x_f08_ only).
 MPICH_F08_REQUESTS = ["wait", "waitall", "waitany", "waitsome", "test", "testall", "testany",
                       "testsome", "request_get_status"]
+# MPI_INIT and MPI_INIT_THREAD forward to the MPI library's own procedure of each spelling, so
+# each spelling is a body of its own (src/mpi/fortran_init.c), mpi_f08's included.
+INIT = ["init", "init_thread"]
 
 
 def exported(path):
@@ -59,6 +63,13 @@ def main():
         if len(addresses) != 1:
             errors.append(f"{proc}: the spellings are not one body: "
                           + " ".join(f"{n}@{symbols[n]}" for n in names))
+    for proc in INIT:
+        lower = "mpi_" + proc
+        names = [lower, lower + "_", lower + "__", lower.upper(), lower + "_f08_"]
+        expected.update(names)
+        missing = [n for n in names if n not in symbols]
+        if missing:
+            errors.append(f"{proc}: missing {' '.join(missing)}")
     if flavour == "mpich":
         for proc in MPICH_F08_REQUESTS:
             name = "mpi_" + proc + "_f08_"

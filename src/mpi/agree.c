@@ -1,0 +1,123 @@
+/* The knobs that decide paths, compared over a communicator or the job. See agree.h. */
+#include "mpi/agree.h"
+
+#include "base/config.h"
+#include "base/log.h"
+#include "select/tune.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_KNOBS 48
+
+static atomic_int job_differs;
+static char job_reason[192];
+
+int shmcoll_mpi_disabled(void) {
+    return shmcoll_config()->disable || atomic_load_explicit(&job_differs, memory_order_relaxed);
+}
+
+int shmcoll_mpi_job_differs(void) {
+    return atomic_load_explicit(&job_differs, memory_order_relaxed);
+}
+
+const char *shmcoll_mpi_disabled_reason(void) {
+    return shmcoll_config()->disable ? "SHMCOLL_DISABLE=1" : job_reason;
+}
+
+/* This process's knobs of `scope` with their hashes; COMM adds the tuning rules in force. */
+static int knobs_of(const char *scope, const char **names, uint64_t *hashes) {
+    int n = shmcoll_config_scope(scope, names, hashes, MAX_KNOBS - 1);
+    if (!strcmp(scope, "COMM")) {
+        names[n] = "SHMCOLL_TUNE/SHMCOLL_TUNE_FILE (the tuning rules in force)";
+        hashes[n++] = shmcoll_tune_digest(shmcoll_tune_current());
+    }
+    return n;
+}
+
+/* A hash as a non-negative int, for MPI_MINLOC. */
+static int fold(uint64_t hash) {
+    return (int)((hash ^ (hash >> 31) ^ (hash >> 62)) & 0x7fffffff);
+}
+
+/* The comparison (collective over comm): for knob k, ranks[2k] holds the least value and
+ * ranks[2k + 1] the greatest, equal when all agree. Returns the knobs (-1: the exchange failed,
+ * which the MPI library reports to every rank alike through the communicator's handler). */
+static int compare(MPI_Comm comm, int rank, const char *scope, const char **names,
+                   int ranks[2 * MAX_KNOBS]) {
+    uint64_t hashes[MAX_KNOBS];
+    const int n = knobs_of(scope, names, hashes);
+    struct {
+        int value, rank;
+    } mine[2 * MAX_KNOBS], all[2 * MAX_KNOBS];
+    for (int k = 0; k < n; k++) {
+        mine[k].value = fold(hashes[k]);
+        mine[n + k].value = -mine[k].value; /* its least is the greatest value */
+        mine[k].rank = mine[n + k].rank = rank;
+    }
+    if (PMPI_Allreduce(mine, all, 2 * n, MPI_2INT, MPI_MINLOC, comm) != MPI_SUCCESS) return -1;
+    for (int k = 0; k < n; k++) {
+        const int differs = all[k].value != -all[n + k].value;
+        const int a = all[k].rank, b = differs ? all[n + k].rank : a;
+        ranks[2 * k] = a < b ? a : b; /* the lower first, for the message */
+        ranks[2 * k + 1] = a < b ? b : a;
+    }
+    return n;
+}
+
+/* The first knob that differs, or -1; every one that differs is listed into `list` (for
+ * SHMCOLL_VERBOSE=1). */
+static int first_difference(const char **names, const int *ranks, int n, char *list, size_t len) {
+    int first = -1;
+    size_t at = 0;
+    list[0] = '\0';
+    for (int k = 0; k < n; k++) {
+        if (ranks[2 * k] == ranks[2 * k + 1]) continue;
+        if (first < 0) first = k;
+        if (at < len)
+            at += (size_t)snprintf(list + at, len - at, "%s%s (ranks %d and %d)", at ? ", " : "",
+                                   names[k], ranks[2 * k], ranks[2 * k + 1]);
+    }
+    return first;
+}
+
+const char *shmcoll_mpi_agree_comm(MPI_Comm comm, int rank, int size) {
+    static atomic_int warned;
+    const char *names[MAX_KNOBS];
+    int ranks[2 * MAX_KNOBS];
+    const int n = compare(comm, rank, "COMM", names, ranks);
+    if (n < 0) return "comparing the ranks' settings failed";
+    char list[768];
+    const int k = first_difference(names, ranks, n, list, sizeof list);
+    if (k < 0) return NULL;
+    if (rank == 0 && !atomic_exchange(&warned, 1))
+        shmcoll_log_warn("ranks %d and %d of a communicator of %d processes set %s differently: "
+                         "its collectives go to the MPI library (settings that decide a path "
+                         "must be the same on every rank; SHMCOLL_VERBOSE=1 lists all)",
+                         ranks[2 * k], ranks[2 * k + 1], size, names[k]);
+    if (rank == 0) shmcoll_log_verbose("settings that differ: %s", list);
+    return "its ranks are configured differently";
+}
+
+void shmcoll_mpi_agree_job(void) {
+    int rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    shmcoll_log_set_rank(rank);
+    const char *names[MAX_KNOBS];
+    int ranks[2 * MAX_KNOBS];
+    const int n = compare(MPI_COMM_WORLD, rank, "JOB", names, ranks);
+    char list[768];
+    const int k = n < 0 ? -1 : first_difference(names, ranks, n, list, sizeof list);
+    if (k < 0) return;
+    snprintf(job_reason, sizeof job_reason, "ranks %d and %d of the job set %s differently",
+             ranks[2 * k], ranks[2 * k + 1], names[k]);
+    atomic_store(&job_differs, 1);
+    if (rank == 0) {
+        shmcoll_log_warn("%s: every collective goes to the MPI library (settings that decide a "
+                         "path must be the same on every rank; SHMCOLL_VERBOSE=1 lists all)",
+                         job_reason);
+        shmcoll_log_verbose("settings that differ: %s", list);
+    }
+}
