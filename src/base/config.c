@@ -91,17 +91,19 @@ const shmcoll_config_t *shmcoll_config_load(void) {
     return &shmcoll_config_values;
 }
 
-int shmcoll_config_knob(int index, const char **env, const char **deflt, const char **doc) {
+int shmcoll_config_knob(int index, const char **env, const char **deflt, const char **scope,
+                        const char **doc) {
     static const struct {
-        const char *env, *deflt, *doc;
+        const char *env, *deflt, *scope, *doc;
     } table[] = {
-#define KNOB_ROW(field, env, kind, scope, deflt, doc) {env, deflt, doc},
+#define KNOB_ROW(field, env, kind, scope, deflt, doc) {env, deflt, #scope, doc},
         SHMCOLL_KNOBS(KNOB_ROW)
 #undef KNOB_ROW
     };
     if (index < 0 || index >= (int)(sizeof table / sizeof table[0])) return 0;
     *env = table[index].env;
     *deflt = table[index].deflt;
+    *scope = table[index].scope;
     *doc = table[index].doc;
     return 1;
 }

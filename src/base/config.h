@@ -146,7 +146,8 @@ static inline const shmcoll_config_t *shmcoll_config(void) {
 void shmcoll_config_reload(void);
 
 /* Iterate the knob table for listings: returns 0 past the end. */
-int shmcoll_config_knob(int index, const char **env, const char **deflt, const char **doc);
+int shmcoll_config_knob(int index, const char **env, const char **deflt, const char **scope,
+                        const char **doc);
 
 /* The knobs of `scope` ("JOB", "COMM", ...: the table's scopes), in table order: their
  * environment names and a hash of each value, at most `max`; returns how many. */

@@ -71,6 +71,7 @@ static shmcoll_mpi_op_t *inflight; /* started, group part or completion pending 
 static atomic_int in_use;          /* operations the application holds (or detached) */
 static atomic_int inflight_count;
 static atomic_int composed_count; /* of them, compositions across nodes */
+static atomic_int detached_count; /* ... and those the application freed while active */
 
 /* ---- Handle -> operation ------------------------------------------------------------------ */
 
@@ -251,6 +252,7 @@ static void op_done(shmcoll_mpi_op_t *op) {
     op->done = 1;
     inflight_remove(op);
     if (op->detached) {
+        atomic_fetch_sub_explicit(&detached_count, 1, memory_order_relaxed);
         shmcoll_mpi_requests_lock();
         hash_remove(op);
         shmcoll_mpi_requests_unlock();
@@ -471,24 +473,29 @@ int shmcoll_mpi_op_active(const shmcoll_mpi_op_t *op) {
     return op->active;
 }
 
+/* Advances the group part once (the caller holds op->driving where other threads may drive it);
+ * 1 once it has ended. */
+static int group_advance(shmcoll_mpi_op_t *op) {
+    if (atomic_load_explicit(&op->group_done, memory_order_acquire)) return 1;
+    const int composed = op->gop.t != NULL; /* the test frees a composition that has ended */
+    if (shmcoll_group_test(&op->gop) == SHMCOLL_IN_PROGRESS) return 0;
+    if (composed) atomic_fetch_sub_explicit(&composed_count, 1, memory_order_relaxed);
+    atomic_store_explicit(&op->group_done, 1, memory_order_release);
+    return 1;
+}
+
 /* Advances a composition's group part under its claim (any thread); 1 once it has ended. */
 static int composition_drive(shmcoll_mpi_op_t *op) {
     if (atomic_load_explicit(&op->group_done, memory_order_acquire)) return 1;
     if (atomic_exchange_explicit(&op->driving, 1, memory_order_acquire)) return 0;
-    const int ended = shmcoll_group_test(&op->gop) != SHMCOLL_IN_PROGRESS;
-    if (ended) {
-        atomic_fetch_sub_explicit(&composed_count, 1, memory_order_relaxed);
-        atomic_store_explicit(&op->group_done, 1, memory_order_release);
-    }
+    const int ended = group_advance(op);
     atomic_store_explicit(&op->driving, 0, memory_order_release);
     return ended;
 }
 
 /* Whether the group part has ended (advancing it once). */
 static int group_part_ended(shmcoll_mpi_op_t *op) {
-    if (op->gop.t || atomic_load_explicit(&op->group_done, memory_order_relaxed))
-        return composition_drive(op);
-    return shmcoll_group_test(&op->gop) != SHMCOLL_IN_PROGRESS;
+    return op->gop.t ? composition_drive(op) : group_advance(op);
 }
 
 int shmcoll_mpi_op_test(shmcoll_mpi_op_t *op) {
@@ -525,15 +532,44 @@ void shmcoll_mpi_request_progress(void) {
     shmcoll_engine_progress();
 }
 
+/* The operations the application freed while active (MPI_Request_free) have no owner to test
+ * them: whoever passes here completes those whose group part has ended, and releases them. */
+static void reap_detached(void) {
+    enum { BATCH = 16 };
+    shmcoll_mpi_op_t *claimed[BATCH];
+    int n = 0;
+    if (!shmcoll_mpi_requests_trylock()) return;
+    for (shmcoll_mpi_op_t *op = inflight; op && n < BATCH; op = op->next)
+        if (op->detached && !atomic_exchange_explicit(&op->driving, 1, memory_order_acquire))
+            claimed[n++] = op;
+    shmcoll_mpi_requests_unlock();
+    for (int i = 0; i < n; i++) { /* completing may call MPI: outside the lock */
+        shmcoll_mpi_op_t *op = claimed[i];
+        int flag = 0, rc = MPI_SUCCESS;
+        if (op->theirs != MPI_REQUEST_NULL) rc = PMPI_Test(&op->theirs, &flag, MPI_STATUS_IGNORE);
+        if (op->theirs != MPI_REQUEST_NULL ? flag || rc != MPI_SUCCESS : group_advance(op)) {
+            if (op->theirs != MPI_REQUEST_NULL)
+                op_theirs_done(op, rc); /* released */
+            else
+                op_complete(op); /* released */
+        } else {
+            atomic_store_explicit(&op->driving, 0, memory_order_release);
+        }
+    }
+}
+
 /* The engine's hook (every waiting member of a shmcoll collective, on an application thread):
  * the compositions across nodes in flight move on, whoever owns them, since a peer may wait for
- * one; their network steps are MPI calls, which only application threads make. */
+ * one (their network steps are MPI calls, which only application threads make); freed operations
+ * that are done are released. */
 static void engine_hook(void) {
-    if (!atomic_load_explicit(&composed_count, memory_order_relaxed)) return;
-    if (!shmcoll_mpi_requests_trylock()) return;
-    for (shmcoll_mpi_op_t *op = inflight; op; op = op->next)
-        if (op->gop.t && op->theirs == MPI_REQUEST_NULL) composition_drive(op);
-    shmcoll_mpi_requests_unlock();
+    if (atomic_load_explicit(&composed_count, memory_order_relaxed) &&
+        shmcoll_mpi_requests_trylock()) {
+        for (shmcoll_mpi_op_t *op = inflight; op; op = op->next)
+            if (op->gop.t && op->theirs == MPI_REQUEST_NULL && !op->detached) composition_drive(op);
+        shmcoll_mpi_requests_unlock();
+    }
+    if (atomic_load_explicit(&detached_count, memory_order_relaxed)) reap_detached();
 }
 
 void shmcoll_mpi_status_empty(MPI_Status *status) {
@@ -559,7 +595,11 @@ int shmcoll_mpi_op_report(shmcoll_mpi_op_t *op, MPI_Request *request, MPI_Status
 int shmcoll_mpi_op_free(shmcoll_mpi_op_t *op, MPI_Request *request) {
     *request = MPI_REQUEST_NULL;
     if (op->active && !op->done) {
-        op->detached = 1; /* goes on, released by op_done */
+        /* It goes on; the engine's hook completes and releases it (reap_detached). */
+        shmcoll_mpi_requests_lock();
+        op->detached = 1;
+        shmcoll_mpi_requests_unlock();
+        atomic_fetch_add_explicit(&detached_count, 1, memory_order_relaxed);
         return MPI_SUCCESS;
     }
     shmcoll_mpi_requests_lock();

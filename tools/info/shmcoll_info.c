@@ -343,11 +343,11 @@ static void print_registry(void) {
 
 static void print_knobs(void) {
     printf("knobs:\n");
-    const char *env, *deflt, *doc;
-    for (int i = 0; shmcoll_config_knob(i, &env, &deflt, &doc); i++) {
+    const char *env, *deflt, *scope, *doc;
+    for (int i = 0; shmcoll_config_knob(i, &env, &deflt, &scope, &doc); i++) {
         const char *value = getenv(env);
-        printf("  %-20s = %-16s (default %s) %s\n", env, value && *value ? value : deflt,
-               *deflt ? deflt : "\"\"", doc);
+        printf("  %-24s = %-16s (default %s, scope %s) %s\n", env, value && *value ? value : deflt,
+               *deflt ? deflt : "\"\"", scope, doc);
     }
 }
 
