@@ -17,7 +17,8 @@
  * is the communicator's k-th collective: the 1st, the 5th, the 6th and later ones are all hit,
  * at either threshold. Persistent requests are initialized on every rank in the same order
  * before the dependent exchange (MPI_*_init is itself collective and may wait for the others,
- * MPI-4.1 §7.13); only their starts are interleaved with it. */
+ * MPI-4.1 §7.13); only their starts are interleaved with it. Rank 0 names each pattern as it
+ * begins; SHMCOLL_TEST_ONLY=text runs only the patterns whose name contains the text. */
 #include "mpi_check.h"
 
 #include <stdio.h>
@@ -244,8 +245,13 @@ static void release(MPI_Comm *comm) {
     if (*comm != MPI_COMM_WORLD) MPI_Comm_free(comm);
 }
 
-static void announce(const char *what) {
+/* Whether the pattern `what` runs (SHMCOLL_TEST_ONLY=text: only those whose description
+ * contains it), announced by rank 0 first, so that the output of a job that hangs names it. */
+static int wanted(const char *what) {
+    const char *only = getenv("SHMCOLL_TEST_ONLY");
+    if (only && !strstr(what, only)) return 0;
     if (me == 0) printf("progress: %s\n", what), fflush(stdout);
+    return 1;
 }
 
 /* ---- Patterns ------------------------------------------------------------------------------- */
@@ -258,7 +264,7 @@ static void start_then_p2p(enum kind kind, int n, enum p2p mode, int early_sends
     char what[128];
     snprintf(what, sizeof what, "start_then_p2p %s n=%d %s, early side %s", kind_names[kind], n,
              p2p_names[mode], early_sends ? "sends" : "receives");
-    announce(what);
+    if (!wanted(what)) return;
     op_t op;
     op_make(&op, kind, comm, n);
     for (int round = 1; round <= ROUNDS; round++) {
@@ -301,7 +307,7 @@ static void persistent_then_p2p(enum kind kind, enum p2p mode, int early_sends, 
     char what[128];
     snprintf(what, sizeof what, "persistent_then_p2p %s %s, early side %s, init after %d",
              kind_names[kind], p2p_names[mode], early_sends ? "sends" : "receives", prior);
-    announce(what);
+    if (!wanted(what)) return;
     for (int k = 0; k < prior; k++) {
         int one = 1, sum = 0;
         MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, comm);
@@ -341,7 +347,7 @@ static void persistent_then_p2p(enum kind kind, enum p2p mode, int early_sends, 
 static void startall_then_p2p(enum p2p mode, MPI_Comm comm) {
     char what[128];
     snprintf(what, sizeof what, "startall_then_p2p %s", p2p_names[mode]);
-    announce(what);
+    if (!wanted(what)) return;
     op_t ops[2];
     MPI_Request req[2];
     op_make(&ops[0], ALLREDUCE, comm, 7);
@@ -442,7 +448,7 @@ static void blocking_while_pending(enum kind kind, enum xcall call, MPI_Comm x, 
     char what[128];
     snprintf(what, sizeof what, "blocking_while_pending %s on Y, blocking %s on X",
              kind_names[kind], xcall_names[call]);
-    announce(what);
+    if (!wanted(what)) return;
     op_t op;
     op_make(&op, kind, y, 9);
     for (int round = 1; round <= ROUNDS; round++) {
@@ -468,7 +474,7 @@ static void blocking_while_pending(enum kind kind, enum xcall call, MPI_Comm x, 
 static void two_comms_orders(enum p2p mode, MPI_Comm a, MPI_Comm b) {
     char what[128];
     snprintf(what, sizeof what, "two_comms_orders %s", p2p_names[mode]);
-    announce(what);
+    if (!wanted(what)) return;
     op_t ops[2];
     op_make(&ops[0], ALLREDUCE, a, 4);
     op_make(&ops[1], BCAST, b, 4);
