@@ -187,8 +187,9 @@ def descendants(root):
 def run_bounded(cmd, timeout, env):
     """Runs cmd in a session of its own; past `timeout`, ends the launcher and every process below
     it (the ranks of a hung job would otherwise keep polling). Returns (rc or None, out, err)."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            errors="replace", start_new_session=True, env=env)
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, errors="replace",
+                            start_new_session=True, env=env)
     try:
         out, err = proc.communicate(timeout=timeout)
         return proc.returncode, out, err
