@@ -184,17 +184,29 @@ def descendants(root):
     return found[::-1]
 
 
+class Terminated(Exception):
+    """SIGTERM (e.g. from ctest past its own timeout): the job is ended as at --timeout."""
+
+
+def on_sigterm(signum, frame):
+    raise Terminated()
+
+
 def run_bounded(cmd, timeout, env):
-    """Runs cmd in a session of its own; past `timeout`, ends the launcher and every process below
-    it (the ranks of a hung job would otherwise keep polling). Returns (rc or None, out, err)."""
+    """Runs cmd in a session of its own; past `timeout` (or on SIGTERM), ends the launcher and
+    every process below it (the ranks of a hung job would otherwise keep polling). Returns
+    (rc or None, out, err)."""
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, errors="replace",
                             start_new_session=True, env=env)
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:
         out, err = proc.communicate(timeout=timeout)
         return proc.returncode, out, err
-    except subprocess.TimeoutExpired:
+    except (subprocess.TimeoutExpired, Terminated):
         pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     pids = [proc.pid] + descendants(proc.pid)
     out = err = ""
     for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -431,7 +443,9 @@ def main():
     print(f"exit status {rc}, {elapsed:.1f} s", flush=True)
 
     errors = []
-    if rc is None:
+    if rc is None and elapsed < args.timeout:
+        errors.append(f"terminated (SIGTERM) after {elapsed:.0f} s")
+    elif rc is None:
         errors.append(f"no exit within {args.timeout:.0f} s")
     elif args.expect_failure:
         if rc == 0:
