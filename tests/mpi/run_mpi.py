@@ -9,7 +9,8 @@ which must be empty afterwards: a run that leaves a shared segment behind fails.
 SHMCOLL_COLLS_THRESHOLD=1 (shared memory from a communicator's first collective) and
 SHMCOLL_CALIBRATE=0 (every call that shmcoll can serve is served by its algorithms, which is what
 the tests test; test_calibrate turns it on) unless --env says otherwise, and pass SHMCOLL_HEAP on
-from the environment (--env overrides it).
+from the environment (--env overrides it). With --defaults no library knob is set at all: the
+library runs as shipped, as a new user gets it (see below).
 
 Checks, by option:
   (default)           exit status 0 and a "PASS" line from the program
@@ -25,6 +26,27 @@ Checks, by option:
   --error-names-rank  R: one of shmcoll's error lines ("shmcoll...error:") names rank R, as
                       "rank R" or by its pid, which the program printed as "... rank R is pid P"
                       (the library names a node team's members by their node rank and pid)
+  --check-served      runs with SHMCOLL_STATS=1 and requires the line "shmcoll: handled N calls"
+                      with N > 0: the library was loaded and served calls (for runs whose program
+                      prints no "expect:" lines, e.g. preloaded ones)
+  --expect-config-warning KNOB
+                      exactly one line "shmcoll[0]: warning: ..." naming the variable KNOB, and no
+                      warning naming it from another rank: ranks configured differently are told
+                      so once (repeatable)
+
+Environment:
+  --env KEY=VALUE     for every rank
+  --rank-env RANKS:KEY=VALUE
+                      for some ranks only (RANKS: R or R-S), through the launcher's MPMD syntax
+                      (MPICH: -n 1 -env K V prog : -n 1 prog; Open MPI: -n 1 -x K=V prog : ...)
+  --defaults          no library knob of the tests' own (SHMCOLL_COLLS_THRESHOLD, SHMCOLL_CALIBRATE,
+                      SHMCOLL_HEAP) and none inherited from the caller's environment: the shipped
+                      defaults. Only the private segment and tuning directories remain (where the
+                      files go, not how calls are served; the empty tuning directory stands for a
+                      machine where no tuning file was written), and what a check needs
+                      (SHMCOLL_STATS), and what --env and --rank-env give.
+
+A run that exceeds --timeout is ended with its launcher and every process the launcher started.
 
 With --cluster NODESxPPN the job runs across the simulated cluster (scripts/cluster.sh up first)
 through scripts/cluster-run.sh: NODES x PPN ranks, in blocks or, with --cyclic, round-robin; each
@@ -34,6 +56,7 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -54,6 +77,8 @@ EXPECT_COLL_RE = re.compile(r"^expect: (\w+) calls=(\d+) bytes=(\d+) pmpi=(\d+)$
 EXPECT_DAV_RE = re.compile(r"^expect: (\w+) dav>=(\d+) dav<=(\d+)$")
 HEAP_RE = re.compile(r"^shmcoll: heap: mode=\S+ calls=(\d+) ")
 EXPECT_HEAP_RE = re.compile(r"^expect: heap calls=(\d+)$")
+RANK_ENV_RE = re.compile(r"^(\d+)(?:-(\d+))?:([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
+WARNING_RE = re.compile(r"^shmcoll\[(\d+)\]: warning: (.*)$")
 
 
 CLUSTER_SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir,
@@ -75,7 +100,37 @@ def in_cluster_nodes(nodes, *cmd):
             for i in range(nodes)]
 
 
-def launcher(args, env):
+def rank_env(spec):
+    """--rank-env R[-S]:KEY=VALUE as (first, last, key, value)."""
+    m = RANK_ENV_RE.match(spec)
+    if not m:
+        raise argparse.ArgumentTypeError(f"--rank-env takes R[-S]:KEY=VALUE, not {spec!r}")
+    first = int(m.group(1))
+    last = int(m.group(2)) if m.group(2) is not None else first
+    if last < first:
+        raise argparse.ArgumentTypeError(f"--rank-env: empty range in {spec!r}")
+    return first, last, m.group(3), m.group(4)
+
+
+def segments(n, rank_envs):
+    """The ranks 0..n-1 as runs of consecutive ranks with the same extra environment:
+    [(count, {key: value})]."""
+    extras = [{} for _ in range(n)]
+    for first, last, key, value in rank_envs:
+        for rank in range(first, last + 1):
+            extras[rank][key] = value
+    runs = []
+    for extra in extras:
+        if runs and runs[-1][1] == extra:
+            runs[-1][0] += 1
+        else:
+            runs.append([1, extra])
+    return [(count, extra) for count, extra in runs]
+
+
+def launcher(args, env, program):
+    """The whole command line: the launcher, the ranks' environment, the program (once per MPMD
+    segment where some ranks have an environment of their own)."""
     if args.cluster:
         nodes, ppn = args.cluster
         cmd = ["bash", os.path.join(CLUSTER_SCRIPTS, "cluster-run.sh"), args.flavour, str(nodes),
@@ -85,16 +140,93 @@ def launcher(args, env):
         cmd += args.cluster_arg
         for key, value in env.items():
             cmd += ["--env", f"{key}={value}"]
-        return cmd + ["--"]
+        return cmd + ["--"] + program
+    parts = segments(args.n, args.rank_env)
     if args.flavour == "openmpi":
-        cmd = [args.mpiexec, "--allow-run-as-root", "--oversubscribe", "-n", str(args.n)]
-        for key, value in env.items():
-            cmd += ["-x", f"{key}={value}"]
-    else:
-        cmd = [args.mpiexec, "-n", str(args.n)]
-        for key, value in env.items():
-            cmd += ["-genv", key, value]
+        # Open MPI applies -x to the segment it is given in: every segment gets all of its own.
+        cmd = [args.mpiexec, "--allow-run-as-root", "--oversubscribe"]
+        for i, (count, extra) in enumerate(parts):
+            cmd += [":"] if i else []
+            cmd += ["-n", str(count)]
+            for key, value in {**env, **extra}.items():
+                cmd += ["-x", f"{key}={value}"]
+            cmd += program
+        return cmd
+    cmd = [args.mpiexec]
+    for key, value in env.items():
+        cmd += ["-genv", key, value]
+    for i, (count, extra) in enumerate(parts):
+        cmd += [":"] if i else []
+        cmd += ["-n", str(count)]
+        for key, value in extra.items():
+            cmd += ["-env", key, value]
+        cmd += program
     return cmd
+
+
+def descendants(root):
+    """The pids of every process below `root` (from /proc), deepest first."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found[::-1]
+
+
+class Terminated(Exception):
+    """SIGTERM (e.g. from ctest past its own timeout): the job is ended as at --timeout."""
+
+
+def on_sigterm(signum, frame):
+    raise Terminated()
+
+
+def run_bounded(cmd, timeout, env):
+    """Runs cmd in a session of its own; past `timeout` (or on SIGTERM), ends the launcher and
+    every process below it (the ranks of a hung job would otherwise keep polling). Returns
+    (rc or None, out, err)."""
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, errors="replace",
+                            start_new_session=True, env=env)
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        return proc.returncode, out, err
+    except (subprocess.TimeoutExpired, Terminated):
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    pids = [proc.pid] + descendants(proc.pid)
+    out = err = ""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            pass
+        try:
+            out, err = proc.communicate(timeout=5)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    else:  # something below kept the pipes open: leave its output unread
+        err = f"(output lost: a process of the job outlived SIGKILL: {pids})"
+    return None, out or "", err or ""
 
 
 def parse_stats(lines):
@@ -187,6 +319,31 @@ def check_stats(stdout_lines, stderr_lines, disabled):
     return errors
 
 
+def check_served(stderr_lines):
+    """The library was loaded and served at least one call."""
+    handled = [HANDLED_RE.match(line) for line in stderr_lines]
+    handled = [int(m.group(1)) for m in handled if m]
+    if len(handled) != 1:
+        return [f"{len(handled)} 'shmcoll: handled N calls' lines, expected one (library loaded?)"]
+    if handled[0] == 0:
+        return ["shmcoll handled no call: every call went to the MPI library"]
+    return []
+
+
+def check_config_warning(output, knob):
+    """Exactly one warning of rank 0 names `knob` (as a whole word); no other rank's does."""
+    name = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(knob)}(?![A-Za-z0-9_])")
+    ranks = [int(m.group(1)) for m in map(WARNING_RE.match, output.splitlines())
+             if m and name.search(m.group(2))]
+    errors = []
+    if ranks.count(0) != 1:
+        errors.append(f"{ranks.count(0)} warning line(s) of rank 0 name {knob}, expected one")
+    others = sorted(set(r for r in ranks if r != 0))
+    if others:
+        errors.append(f"rank(s) {others} also warn about {knob}")
+    return errors
+
+
 def names_rank(output, rank):
     """Whether an error line of shmcoll names `rank`: "rank R" (not followed by a digit) or the
     pid the program reported for it ("rank R is pid P")."""
@@ -209,6 +366,14 @@ def main():
     parser.add_argument("--cluster-arg", action="append", default=[],
                         help="one more option for cluster-run.sh (repeatable)")
     parser.add_argument("--env", action="append", default=[], help="KEY=VALUE for the ranks")
+    parser.add_argument("--rank-env", type=rank_env, action="append", default=[],
+                        metavar="RANKS:KEY=VALUE", help="for ranks R or R-S only (repeatable)")
+    parser.add_argument("--defaults", action="store_true",
+                        help="no library knob set: the shipped defaults")
+    parser.add_argument("--check-served", action="store_true",
+                        help="the library was loaded and served at least one call")
+    parser.add_argument("--expect-config-warning", action="append", default=[], metavar="KNOB",
+                        help="rank 0 warns once that ranks differ in KNOB (repeatable)")
     parser.add_argument("--preload", help="library to LD_PRELOAD into the ranks")
     parser.add_argument("--check-stats", action="store_true")
     parser.add_argument("--disabled", action="store_true")
@@ -233,6 +398,11 @@ def main():
         args.n = args.cluster[0] * args.cluster[1]
     elif args.n is None:
         parser.error("-n is required (or --cluster)")
+    if args.rank_env and args.cluster:
+        parser.error("--rank-env is not available with --cluster")
+    for first, last, key, _ in args.rank_env:
+        if last >= args.n:
+            parser.error(f"--rank-env {key}: rank {last} beyond the {args.n} ranks")
 
     base = "/dev/shm" if os.path.isdir("/dev/shm") else None
     shm_dir = tempfile.mkdtemp(prefix="shmcoll-test-", dir=base)
@@ -241,13 +411,14 @@ def main():
     # No tuning file of the machine's: the tests choose their algorithms themselves. Shared
     # memory from a communicator's first collective (the library waits for its fifth), so that
     # the tests see every call served; a test of the threshold sets it with --env.
-    env = {"SHMCOLL_SHM_DIR": shm_dir, "SHMCOLL_TUNE_DIR": shm_dir, "SHMCOLL_COLLS_THRESHOLD": "1",
-           "SHMCOLL_CALIBRATE": "0"}
-    # Where the buffers come from (SHMCOLL_HEAP=malloc: every large allocation from the shared
-    # heap) is the caller's to choose for every test (make test sets it for one MPI library).
-    if os.environ.get("SHMCOLL_HEAP"):
-        env["SHMCOLL_HEAP"] = os.environ["SHMCOLL_HEAP"]
-    if args.check_stats:
+    env = {"SHMCOLL_SHM_DIR": shm_dir, "SHMCOLL_TUNE_DIR": shm_dir}
+    if not args.defaults:
+        env.update({"SHMCOLL_COLLS_THRESHOLD": "1", "SHMCOLL_CALIBRATE": "0"})
+        # Where the buffers come from (SHMCOLL_HEAP=malloc: every large allocation from the shared
+        # heap) is the caller's to choose for every test (make test sets it for one MPI library).
+        if os.environ.get("SHMCOLL_HEAP"):
+            env["SHMCOLL_HEAP"] = os.environ["SHMCOLL_HEAP"]
+    if args.check_stats or args.check_served:
         env["SHMCOLL_STATS"] = "1"
     if args.disabled:
         env["SHMCOLL_DISABLE"] = "1"
@@ -256,27 +427,25 @@ def main():
         env[key] = value
     if args.preload:
         env["LD_PRELOAD"] = os.path.abspath(args.preload)
-    cmd = launcher(args, env) + program
+    cmd = launcher(args, env, program)
     print("run:", " ".join(cmd), flush=True)
+    # The launchers hand their own environment to the ranks: at the defaults it holds no knob.
+    launch_env = dict(os.environ)
+    if args.defaults:
+        launch_env = {k: v for k, v in launch_env.items() if not k.startswith("SHMCOLL_")}
 
     start = time.monotonic()
-    try:
-        # cluster-run.sh bounds the job itself and then cleans up the nodes: give it that time.
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              errors="replace",
-                              timeout=args.timeout + (30 if args.cluster else 0))
-        rc, out, err = proc.returncode, proc.stdout, proc.stderr
-    except subprocess.TimeoutExpired as e:
-        rc = None
-        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else e.stdout or ""
-        err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else e.stderr or ""
+    # cluster-run.sh bounds the job itself and then cleans up the nodes: give it that time.
+    rc, out, err = run_bounded(cmd, args.timeout + (30 if args.cluster else 0), launch_env)
     elapsed = time.monotonic() - start
     sys.stdout.write(out)
     sys.stdout.write(err)
     print(f"exit status {rc}, {elapsed:.1f} s", flush=True)
 
     errors = []
-    if rc is None:
+    if rc is None and elapsed < args.timeout:
+        errors.append(f"terminated (SIGTERM) after {elapsed:.0f} s")
+    elif rc is None:
         errors.append(f"no exit within {args.timeout:.0f} s")
     elif args.expect_failure:
         if rc == 0:
@@ -303,6 +472,10 @@ def main():
     for rank in args.error_names_rank:
         if not names_rank(out + err, rank):
             errors.append(f"no error line of shmcoll names rank {rank} (nor its pid)")
+    if args.check_served and rc == 0:
+        errors += check_served(err.splitlines())
+    for knob in args.expect_config_warning:
+        errors += check_config_warning(out + err, knob)
     if args.check_stats and rc == 0:
         errors += check_stats(out.splitlines(), err.splitlines(),
                               args.disabled or args.all_fallback)
