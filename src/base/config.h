@@ -15,7 +15,7 @@
  * force, which a tuning file's fingerprint may switch off on some machines). */
 #define SHMCOLL_KNOBS(X)                                                                           \
     X(disable, "SHMCOLL_DISABLE", BOOL, JOB, "0", "1: pass every call through to the MPI library") \
-    X(stats, "SHMCOLL_STATS", BOOL, LOCAL, "0",                                                    \
+    X(stats, "SHMCOLL_STATS", BOOL, JOB, "0",                                                      \
       "1: rank 0 of MPI_COMM_WORLD prints call/byte/DAV counts at MPI_Finalize")                   \
     X(verbose, "SHMCOLL_VERBOSE", BOOL, LOCAL, "0",                                                \
       "1: log setup and every fallback with its reason")                                           \

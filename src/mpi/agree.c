@@ -13,10 +13,15 @@
 #define MAX_KNOBS 48
 
 static atomic_int job_differs;
+static atomic_int stats_differ;
 static char job_reason[192];
 
 int shmcoll_mpi_disabled(void) {
     return shmcoll_config()->disable || atomic_load_explicit(&job_differs, memory_order_relaxed);
+}
+
+int shmcoll_mpi_stats_agreed(void) {
+    return !atomic_load_explicit(&stats_differ, memory_order_relaxed);
 }
 
 int shmcoll_mpi_job_differs(void) {
@@ -108,6 +113,17 @@ void shmcoll_mpi_agree_job(void) {
     const char *names[MAX_KNOBS];
     int ranks[2 * MAX_KNOBS];
     const int n = compare(MPI_COMM_WORLD, rank, "JOB", names, ranks);
+    /* SHMCOLL_STATS decides only whether MPI_Finalize gathers the statistics: where ranks differ
+     * nobody does, and shmcoll serves on. */
+    for (int s = 0; s < n; s++)
+        if (!strcmp(names[s], "SHMCOLL_STATS") && ranks[2 * s] != ranks[2 * s + 1]) {
+            atomic_store(&stats_differ, 1);
+            if (rank == 0)
+                shmcoll_log_warn("ranks %d and %d of the job set SHMCOLL_STATS differently: no "
+                                 "statistics at MPI_Finalize",
+                                 ranks[2 * s], ranks[2 * s + 1]);
+            ranks[2 * s + 1] = ranks[2 * s];
+        }
     char list[768];
     const int k = n < 0 ? -1 : first_difference(names, ranks, n, list, sizeof list);
     if (k < 0) return;

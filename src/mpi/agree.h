@@ -6,7 +6,8 @@
  * it, or they take different paths and wait for each other forever. So (base/config.h gives each
  * knob its scope):
  *   JOB    knobs decide whether and when a communicator is set up at all (SHMCOLL_DISABLE,
- *          SHMCOLL_COLLS_THRESHOLD, SHMCOLL_CHECK): MPI_Init (and MPI_Init_thread, and their
+ *          SHMCOLL_COLLS_THRESHOLD, SHMCOLL_CHECK; and SHMCOLL_STATS, which decides whether
+ *          MPI_Finalize gathers statistics, so a difference there only turns them off): MPI_Init (and MPI_Init_thread, and their
  *          Fortran bindings) compares them over MPI_COMM_WORLD, and where ranks differ shmcoll
  *          passes every call of the job to the MPI library, on every rank;
  *   COMM   knobs and the tuning rules in force decide a communicator's path: its setup compares
@@ -36,6 +37,10 @@ void shmcoll_mpi_agree_job(void);
  * a JOB knob. The reason, for statistics and messages. */
 int shmcoll_mpi_disabled(void);
 int shmcoll_mpi_job_differs(void);
+
+/* Whether the job's ranks agree on SHMCOLL_STATS (the statistics are gathered at MPI_Finalize
+ * only then). */
+int shmcoll_mpi_stats_agreed(void);
 const char *shmcoll_mpi_disabled_reason(void);
 
 #endif

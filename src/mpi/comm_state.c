@@ -41,11 +41,21 @@ static __thread struct {
 static int state_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
     shmcoll_mpi_comm_t *state = attr;
     atomic_fetch_add_explicit(&states_deleted, 1, memory_order_relaxed);
+    atomic_store(&state->freed, 1);
+    shmcoll_mpi_comm_state_release(state);
+    return MPI_SUCCESS;
+}
+
+void shmcoll_mpi_comm_state_hold(shmcoll_mpi_comm_t *state) {
+    atomic_fetch_add_explicit(&state->refs, 1, memory_order_relaxed);
+}
+
+void shmcoll_mpi_comm_state_release(shmcoll_mpi_comm_t *state) {
+    if (atomic_fetch_sub_explicit(&state->refs, 1, memory_order_acq_rel) != 1) return;
     shmcoll_mpi_group_destroy(state->setup);
     if (state->calib) state->calib_free(state->calib);
     if (state->repeat) state->repeat_free(state->repeat);
     free(state);
-    return MPI_SUCCESS;
 }
 
 shmcoll_status_t shmcoll_mpi_comm_state_init(void) {
@@ -143,6 +153,7 @@ shmcoll_status_t shmcoll_mpi_comm_state_get(MPI_Comm comm, shmcoll_mpi_comm_use_
         PMPI_Comm_size(comm, &state->size);
         state->counts = counting_rank(comm, state->rank, state->inter);
         state->kind = SHMCOLL_MPI_COMM_UNDECIDED;
+        atomic_init(&state->refs, 1); /* the communicator's */
         if (PMPI_Comm_set_attr(comm, comm_keyval, state) != MPI_SUCCESS) {
             free(state);
             return SHMCOLL_ERR_INVALID;

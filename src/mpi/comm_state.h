@@ -12,6 +12,7 @@
 #include "mpi/group_setup.h"
 
 #include <mpi.h>
+#include <stdatomic.h>
 
 typedef enum shmcoll_mpi_comm_kind {
     SHMCOLL_MPI_COMM_UNDECIDED,   /* setup not run yet (`reason` says why, once it was put off) */
@@ -34,7 +35,16 @@ typedef struct shmcoll_mpi_comm {
     void (*calib_free)(void *);  /* ... and what frees them with the state */
     void *repeat;                /* the last prepared calls (repeat.h); NULL until kept ... */
     void (*repeat_free)(void *); /* ... and what frees them with the state */
+    /* Holders: the communicator (until MPI_Comm_free), and each operation in flight on it, which
+     * MPI lets complete after the communicator is freed. The last one frees the state, its group
+     * and team. `freed`: the communicator is gone (its handle may be another's now). */
+    atomic_int refs;
+    atomic_int freed;
 } shmcoll_mpi_comm_t;
+
+/* An operation in flight holds the state (and its group) until it ends. */
+void shmcoll_mpi_comm_state_hold(shmcoll_mpi_comm_t *state);
+void shmcoll_mpi_comm_state_release(shmcoll_mpi_comm_t *state);
 
 /* Creates the attribute keyval (part of the one-time setup). */
 shmcoll_status_t shmcoll_mpi_comm_state_init(void);

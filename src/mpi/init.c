@@ -104,9 +104,11 @@ SHMCOLL_API int MPI_Finalize(void) {
     if ((!shmcoll_mpi_disabled() || config->stats) && shmcoll_mpi_init_ensure()) {
         for (int i = 0; i < finalize_hooks; i++) finalize_hook[i]();
         shmcoll_mpi_library_progress_remove();
-        if (config->stats) shmcoll_mpi_stats_report();
-        if (config->stats) shmcoll_mpi_heap_report();
-        if (config->stats) shmcoll_mpi_footprint_report();
+        /* Collectives over MPI_COMM_WORLD: only where every rank makes them (agree.h). */
+        const int report = config->stats && shmcoll_mpi_stats_agreed();
+        if (report) shmcoll_mpi_stats_report();
+        if (report) shmcoll_mpi_heap_report();
+        if (report) shmcoll_mpi_footprint_report();
         shmcoll_mpi_comm_state_finalize();
         shmcoll_scratch_release(); /* the compositions' kept scratch (group/scratch.h) */
         atomic_store_explicit(&ready, 0, memory_order_release);

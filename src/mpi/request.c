@@ -225,6 +225,9 @@ static shmcoll_status_t op_kernel_only(shmcoll_mpi_call_t *call) {
 /* ---- In flight ----------------------------------------------------------------------------- */
 
 static void inflight_add(shmcoll_mpi_op_t *op) {
+    /* The communicator may be freed before the operation ends (MPI allows it): its state and
+     * group stay until then. */
+    if (op->call.state) shmcoll_mpi_comm_state_hold(op->call.state);
     shmcoll_mpi_requests_lock();
     op->prev = NULL;
     op->next = inflight;
@@ -244,6 +247,7 @@ static void inflight_remove(shmcoll_mpi_op_t *op) {
     if (op->next) op->next->prev = op->prev;
     shmcoll_mpi_requests_unlock();
     atomic_fetch_sub_explicit(&inflight_count, 1, memory_order_relaxed);
+    if (op->call.state) shmcoll_mpi_comm_state_release(op->call.state);
 }
 
 /* The operation is complete (op->rc): it leaves the flight; one the application freed is
@@ -262,6 +266,8 @@ static void op_done(shmcoll_mpi_op_t *op) {
 
 /* The group part is done (op->gop.status): unpack, count or raise, and leave the flight. */
 static void op_complete(shmcoll_mpi_op_t *op) {
+    /* A freed communicator's handle may be another's now: unpack and report without it. */
+    if (op->call.state && atomic_load(&op->call.state->freed)) op->call.comm = MPI_COMM_SELF;
     shmcoll_status_t status = op->call.algo ? SHMCOLL_OK : op->gop.status;
     status = shmcoll_mpi_call_finish(&op->call, status);
     /* Statistics name the operation's own algorithm: the team's last one may be that of an
