@@ -11,7 +11,7 @@ PREFIX ?= /usr/local
 NPROCS ?= $(shell nproc)
 BENCH_ARGS ?=
 
-.PHONY: all deps lib install build-% bench tune test test-cluster test-cluster-run test-unit test-asan test-mpi format format-check clean
+.PHONY: all deps lib install build-% build-mpich-asan build-mpich-tsan bench tune test test-cluster test-cluster-run test-unit test-asan test-mpi format format-check clean
 
 all: lib
 
@@ -35,8 +35,21 @@ bench: deps build-mpich
 tune: deps build-mpich
 	build/mpich/bin/shmcoll-tune --mpiexec mpiexec.mpich -n $(NPROCS)
 
-test: deps format-check build-asan build-tsan build-mpich build-openmpi
+test: deps format-check build-asan build-tsan build-mpich build-openmpi build-mpich-asan \
+      build-mpich-tsan
 	bash scripts/run-tests.sh
+
+# The sanitizer trees of the MPI layer build the library and the programs their test labels run
+# (tests/mpi/CMakeLists.txt: asan, tsan).
+MPI_ASAN_PROGRAMS = mpi_coll mpi_datatypes mpi_nonblocking mpi_repeat mpi_calibrate mpi_heap \
+	mpi_fallback mpi_progress mpi_semantics mpi_threads_nb mpi_mixed_config
+MPI_TSAN_PROGRAMS = mpi_threads mpi_threads_nb mpi_nonblocking mpi_progress
+build-mpich-asan:
+	@cmake --preset mpich-asan >/dev/null
+	@cmake --build build/mpich-asan -j $(NPROCS) --target shmcoll $(MPI_ASAN_PROGRAMS)
+build-mpich-tsan:
+	@cmake --preset mpich-tsan >/dev/null
+	@cmake --build build/mpich-tsan -j $(NPROCS) --target shmcoll $(MPI_TSAN_PROGRAMS)
 
 # The MPI test programs of both libraries across a simulated multi-node cluster (network, UTS, IPC
 # and mount namespaces on this machine; needs root, skips with one line where it cannot run).

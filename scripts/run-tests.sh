@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test tier after `make test` has built build/asan, build/tsan, build/mpich and
-# build/openmpi.
+# Runs every test tier after `make test` has built build/asan, build/tsan, build/mpich,
+# build/openmpi, build/mpich-asan and build/mpich-tsan.
 # Each tier prints its own summary; the script ends with one "N passed, N failed" line.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -53,6 +53,10 @@ run_tier build/mpich 'unit|team' "unit and team tests, release build"
 # the default (MPI_Alloc_mem only) under the other.
 SHMCOLL_HEAP=malloc run_tier build/mpich 'mpi' "MPI integration tests, MPICH, SHMCOLL_HEAP=malloc"
 run_tier build/openmpi 'mpi' "MPI integration tests, Open MPI"
+SHMCOLL_HEAP=malloc run_tier build/openmpi 'malloc' \
+    "MPI integration tests, Open MPI, SHMCOLL_HEAP=malloc (a subset)"
+run_tier build/mpich-asan 'asan' "the MPI layer under ASan+UBSan, MPICH (a subset)"
+run_tier build/mpich-tsan 'tsan' "threaded MPI tests under ThreadSanitizer, MPICH"
 run_script "installation: both flavours into one prefix, used by preload, pkg-config and CMake" \
     bash tests/install/test_install.sh build/mpich build/openmpi
 

@@ -188,7 +188,9 @@ shmcoll_status_t shmcoll_group_start(shmcoll_group_t *group, const shmcoll_coll_
         op->task.nonblocking = 1;
         op->task.gate = NULL;
         shmcoll_status_t status = shmcoll_coll_start(group->team, args, NULL, &op->task);
-        if (status == SHMCOLL_OK && op->task.status == SHMCOLL_OK) op->status = SHMCOLL_OK;
+        /* Done at once, on no lane (a started task is another thread's to advance now: its
+         * status is read only under its lane's claim). */
+        if (status == SHMCOLL_OK && !op->task.lane) op->status = SHMCOLL_OK;
         return status;
     }
     /* A blocking network step (a blocking MPI call) cannot progress compositions in flight,

@@ -71,9 +71,10 @@ static shmcoll_status_t prepare(shmcoll_team_t *team, const shmcoll_coll_args_t 
     return SHMCOLL_OK;
 }
 
-/* A call with nothing to move is done at once. */
+/* A call with nothing to move is done at once: on no lane. */
 static shmcoll_status_t done_at_once(shmcoll_team_t *team, shmcoll_task_t *task) {
     task->team = team;
+    task->lane = NULL;
     task->status = SHMCOLL_OK;
     task->algo = "none";
     team->last_algo = task->algo;
