@@ -7,18 +7,17 @@
  * knob its scope):
  *   JOB    knobs decide whether and when a communicator is set up at all (SHMCOLL_DISABLE,
  *          SHMCOLL_COLLS_THRESHOLD, SHMCOLL_CHECK; and SHMCOLL_STATS, which decides whether
- *          MPI_Finalize gathers statistics, so a difference there only turns them off): MPI_Init (and MPI_Init_thread, and their
- *          Fortran bindings) compares them over MPI_COMM_WORLD, and where ranks differ shmcoll
- *          passes every call of the job to the MPI library, on every rank;
- *   COMM   knobs and the tuning rules in force decide a communicator's path: its setup compares
- *          them first, and where ranks differ the communicator goes to the MPI library, on every
- *          rank.
- * One PMPI_Allreduce compares them all: per knob, the least and the greatest hash of its value
- * over the ranks (MPI_MINLOC on the hash and on its negation), which also names two ranks that
- * differ. Rank 0 prints one warning line naming the first differing knob and those two ranks
- * (SHMCOLL_VERBOSE=1: every differing knob, at every such communicator). LOCAL knobs are this
- * process's own choice (a kernel, a wait) or reconciled by team setup itself (the shared-memory
- * budget, the single-copy level, the heap mode: the least any member asks for). */
+ *          MPI_Finalize gathers statistics, so a difference there only turns them off): MPI_Init
+ * (and MPI_Init_thread, and their Fortran bindings) compares them over MPI_COMM_WORLD, and where
+ * ranks differ shmcoll passes every call of the job to the MPI library, on every rank; COMM   knobs
+ * and the tuning rules in force decide a communicator's path: its setup compares them first, and
+ * where ranks differ the communicator goes to the MPI library, on every rank. One PMPI_Allreduce
+ * compares them all: per knob, the least and the greatest hash of its value over the ranks
+ * (MPI_MINLOC on the hash and on its negation), which also names two ranks that differ. Rank 0
+ * prints one warning line naming the first differing knob and those two ranks (SHMCOLL_VERBOSE=1:
+ * every differing knob, at every such communicator). LOCAL knobs are this process's own choice (a
+ * kernel, a wait) or reconciled by team setup itself (the shared-memory budget, the single-copy
+ * level, the heap mode: the least any member asks for). */
 #ifndef SHMCOLL_MPI_AGREE_H
 #define SHMCOLL_MPI_AGREE_H
 
