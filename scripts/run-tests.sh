@@ -55,8 +55,8 @@ SHMCOLL_HEAP=malloc run_tier build/mpich 'mpi' "MPI integration tests, MPICH, SH
 run_tier build/openmpi 'mpi' "MPI integration tests, Open MPI"
 SHMCOLL_HEAP=malloc run_tier build/openmpi 'malloc' \
     "MPI integration tests, Open MPI, SHMCOLL_HEAP=malloc (a subset)"
-run_tier build/mpich-asan 'asan' "the MPI layer under ASan+UBSan, MPICH (a subset)"
-run_tier build/mpich-tsan 'tsan' "threaded MPI tests under ThreadSanitizer, MPICH"
+run_tier build/mpich-asan 'mpi-asan' "the MPI layer under ASan+UBSan, MPICH (a subset)"
+run_tier build/mpich-tsan 'mpi-tsan' "threaded MPI tests under ThreadSanitizer, MPICH"
 run_script "installation: both flavours into one prefix, used by preload, pkg-config and CMake" \
     bash tests/install/test_install.sh build/mpich build/openmpi
 

@@ -57,8 +57,8 @@ static repeat_entry_t *find(const shmcoll_mpi_comm_t *state, const shmcoll_mpi_c
                             const void *margs) {
     const repeat_t *repeat = state->repeat;
     repeat_entry_t *e = repeat ? repeat->entries[desc->coll] : NULL;
-    if (!e || e->margs_size != desc->margs_size || memcmp(e->margs, margs, e->margs_size) != 0 ||
-        !arrays_same(e))
+    if (!e || e->margs_size != desc->margs_size ||
+        (e->margs_size && memcmp(e->margs, margs, e->margs_size) != 0) || !arrays_same(e))
         return NULL;
     return e;
 }
@@ -125,7 +125,7 @@ static repeat_entry_t *entry_for(shmcoll_mpi_comm_t *state, const shmcoll_mpi_co
     repeat_entry_t **e = &((repeat_t *)state->repeat)->entries[desc->coll];
     if (!*e && !(*e = calloc(1, sizeof **e))) return NULL;
     (*e)->margs_size = desc->margs_size;
-    memcpy((*e)->margs, margs, desc->margs_size);
+    if (desc->margs_size) memcpy((*e)->margs, margs, desc->margs_size); /* a barrier has none */
     (*e)->prepared = 0;
     (*e)->way = SHMCOLL_MPI_REPEAT_NONE;
     (*e)->narrays = 0;
