@@ -18,7 +18,9 @@ the inputs and how to read all of it.
 
 Environment: APPS_NP (default: cores), APPS_ROUNDS (3), APPS_OVERSUB_NP (2 x APPS_NP; 0 skips),
 APPS (comma-separated subset of: cp2k, lammps-melt, lammps-pppm, lammps-pppm-coll, qe, mpi4py),
-APPS_TIMEOUT (seconds per run, 1800).
+APPS_TIMEOUT (seconds per run, 1800), APPS_SHMCOLL_ENV (more environment for the preloaded runs,
+e.g. "SHMCOLL_SHM_BUDGET=64M SHMCOLL_CALIBRATE=0"), APPS_OUTPUT (the name of the outputs in build/
+instead of "apps": build/<name>/, build/<name>.csv ...).
 """
 import csv
 import gzip
@@ -35,7 +37,10 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
-OUT = os.path.join(BUILD, "apps")
+NAME = os.environ.get("APPS_OUTPUT", "").strip() or "apps"
+if not re.fullmatch(r"[\w.-]+", NAME):
+    sys.exit(f"run-apps: APPS_OUTPUT={NAME!r}: a file name in build/, without a directory")
+OUT = os.path.join(BUILD, NAME)
 NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eEdD][-+]?\d+)?"
 
 
@@ -67,8 +72,10 @@ class App:
         self.output, self.results, self.timers, self.note = output, results, timers, note
 
 
-# CP2K: the 32-water box of CP2K's own benchmark (its coordinates from the packaged example
-# H2O-32_ewald.inp), one Quickstep (GPW) energy, with the packaged GTH basis sets and potentials.
+# CP2K: the input of CP2K's own H2O-32 benchmark (32 water molecules, coordinates from the packaged
+# example H2O-32_ewald.inp) for one Quickstep (GPW) energy with the packaged GTH basis sets and
+# potentials, and 10 OT steps instead of the benchmark's 20 (a fixed amount of work either way:
+# the SCF does not reach EPS_SCF in them) to keep a run near a minute at p = 2.
 CP2K_INPUT = """&GLOBAL
   PROJECT H2O-32
   RUN_TYPE ENERGY
@@ -90,7 +97,7 @@ CP2K_INPUT = """&GLOBAL
     &END QS
     &SCF
       SCF_GUESS ATOMIC
-      MAX_SCF 20
+      MAX_SCF 10
       EPS_SCF 1.0E-6
       &OT ON
         MINIMIZER DIIS
@@ -175,16 +182,15 @@ def cp2k_timers(text):
 
 
 # LAMMPS: the packaged 3-d Lennard-Jones melt (examples/melt/in.melt) on a 20^3 lattice instead of
-# 10^3 (32000 atoms) and 500 steps; the packaged solvated peptide (examples/peptide, PPPM
-# long-range electrostatics) for 600 steps, with PPPM's FFT remaps as point-to-point messages
-# (LAMMPS's default) and as MPI_Alltoallv (kspace_modify collective yes).
+# 10^3 (32000 atoms), its 250 steps; the packaged solvated peptide (examples/peptide, PPPM
+# long-range electrostatics) as it is, 300 steps, with PPPM's FFT remaps as point-to-point
+# messages (LAMMPS's default) and as MPI_Alltoallv (kspace_modify collective yes).
 LAMMPS_EXAMPLES = "/usr/share/lammps/examples"
 
 
 def lammps_melt_prepare(run_dir, p):
     text = read(os.path.join(LAMMPS_EXAMPLES, "melt", "in.melt"))
     text = text.replace("region\t\tbox block 0 10 0 10 0 10", "region\t\tbox block 0 20 0 20 0 20")
-    text = re.sub(r"^run\s+\d+", "run\t\t500", text, flags=re.M)
     if "0 20 0 20 0 20" not in text:
         raise RuntimeError("the packaged in.melt is not as expected (region box block 0 10 ...)")
     write(run_dir, "in.lammps", text)
@@ -193,7 +199,6 @@ def lammps_melt_prepare(run_dir, p):
 def lammps_peptide_prepare(collective):
     def prepare(run_dir, p):
         text = read(os.path.join(LAMMPS_EXAMPLES, "peptide", "in.peptide"))
-        text = re.sub(r"^run\s+\d+", "run\t\t600", text, flags=re.M)
         if collective:
             text = re.sub(r"^(kspace_style.*)$", r"\1\nkspace_modify\tcollective yes", text,
                           flags=re.M)
@@ -366,14 +371,14 @@ def mpi4py_binary():
 APPS = [
     App("cp2k", "/usr/bin/cp2k.psmp", cp2k_prepare,
         lambda d, p: ["cp2k.psmp", "-i", "h2o32.inp", "-o", "cp2k.out"], "cp2k.out",
-        cp2k_results, cp2k_timers, "32 H2O, Quickstep GPW energy (DZVP/Pade, 280 Ry)"),
+        cp2k_results, cp2k_timers, "H2O-32 benchmark input, GPW energy, 10 OT steps"),
     App("lammps-melt", "/usr/bin/lmp", lammps_melt_prepare, lammps_argv, "log.lammps",
-        lammps_results, lammps_timers, "LJ melt, 32000 atoms, 500 steps"),
+        lammps_results, lammps_timers, "LJ melt, 32000 atoms, 250 steps"),
     App("lammps-pppm", "/usr/bin/lmp", lammps_peptide_prepare(False), lammps_argv, "log.lammps",
-        lammps_results, lammps_timers, "peptide, PPPM, remaps point-to-point, 600 steps"),
+        lammps_results, lammps_timers, "peptide, PPPM, remaps point-to-point, 300 steps"),
     App("lammps-pppm-coll", "/usr/bin/lmp", lammps_peptide_prepare(True), lammps_argv,
         "log.lammps", lammps_results, lammps_timers,
-        "peptide, PPPM, kspace_modify collective yes, 600 steps"),
+        "peptide, PPPM, kspace_modify collective yes, 300 steps"),
     App("qe", "/usr/bin/pw.x", qe_prepare, lambda d, p: ["pw.x", "-in", "si64.in"], None,
         qe_results, qe_timers, "pw.x, Si64 supercell, Gamma, 18 Ry"),
     App("mpi4py", None, lambda d, p: None, mpi4py_argv, None, mpi4py_results, mpi4py_timers,
@@ -421,6 +426,17 @@ class Run:
         self.stderr = ""
 
 
+def shmcoll_env():
+    """APPS_SHMCOLL_ENV's NAME=VALUE words."""
+    out = {}
+    for word in os.environ.get("APPS_SHMCOLL_ENV", "").split():
+        name, eq, value = word.partition("=")
+        if not eq or not re.fullmatch(r"SHMCOLL_\w+", name):
+            sys.exit(f"run-apps: APPS_SHMCOLL_ENV: {word!r} is not SHMCOLL_NAME=VALUE")
+        out[name] = value
+    return out
+
+
 def launch(app, flavour, p, mode, tag, timeout, extra_env=None):
     run = Run(app, flavour, p, mode, tag)
     shutil.rmtree(run.dir, ignore_errors=True)
@@ -436,6 +452,7 @@ def launch(app, flavour, p, mode, tag, timeout, extra_env=None):
         env["LD_PRELOAD"] += " " + os.path.join(lib, "libshmcoll.so")
         env["SHMCOLL_STATS"] = "1"
         env["SHMCOLL_SHM_DIR"] = shm_dir
+        env.update(shmcoll_env())
     env.update(extra_env or {})
     if flavour == "openmpi":
         cmd = ["mpiexec.openmpi", "-n", str(p), "--oversubscribe", "--mca", "mpi_yield_when_idle",
@@ -459,8 +476,11 @@ def launch(app, flavour, p, mode, tag, timeout, extra_env=None):
             run.rc = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             run.timed_out = True
-            os.killpg(proc.pid, signal.SIGKILL)  # the launcher and its ranks: this run's session
-            run.rc = proc.wait()
+        finally:  # a timeout, or this script interrupted: end the launcher and its ranks
+            if run.rc is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                run.rc = proc.wait()
+                shutil.rmtree(shm_dir, ignore_errors=True)
         run.wall = time.monotonic() - t0
     leftovers = []
     for base, _, files in os.walk(shm_dir):
@@ -641,6 +661,8 @@ def profile_lines(rows, indent="    ", top=8):
 
 
 def main():
+    # SIGTERM ends a run like Ctrl-C: through launch's cleanup of the run in progress.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     np_ = env_int("APPS_NP", os.cpu_count() or 1)
     rounds = max(1, env_int("APPS_ROUNDS", 3))
     over_np = env_int("APPS_OVERSUB_NP", 2 * np_)
@@ -686,7 +708,7 @@ def main():
     lines = report(summary, np_, rounds, over_np, load, started)
     text = "\n".join(lines) + "\n"
     print(text, end="")
-    write(BUILD, "apps.txt", text)
+    write(BUILD, f"{NAME}.txt", text)
     write_csv(summary, np_, rounds, load, started)
     plot(np_, rounds)
     failed = [r for s in summary for r in s[2] + s[3] + [s[4]] + s[5]
@@ -695,9 +717,11 @@ def main():
 
 
 def report(summary, np_, rounds, over_np, load, started):
+    extra = " ".join(f"{k}={v}" for k, v in shmcoll_env().items())
     out = ["", f"apps: p={np_}, {rounds} round(s) alternating native/preloaded, started "
            f"{started}, {os.cpu_count()} cores, load average {load:.2f} at the start (the machine "
-           "may be shared: see the spreads)",
+           "may be shared: see the spreads)"
+           + (f"; preloaded runs with {extra}" if extra else ""),
            "apps: wall s = median [min-max] over rounds of the launch (mpiexec) wall time; speedup "
            "= native / preloaded; app comm = the application's own timer of its communication "
            "(median); profile = time in collectives, mean over ranks (libshmcoll-profile)", ""]
@@ -770,10 +794,12 @@ def report(summary, np_, rounds, over_np, load, started):
 
 
 def write_csv(summary, np_, rounds, load, started):
-    path = os.path.join(BUILD, "apps.csv")
+    path = os.path.join(BUILD, f"{NAME}.csv")
     with open(path, "w", newline="") as f:
+        extra = " ".join(f"{k}={v}" for k, v in shmcoll_env().items())
         f.write(f"# make apps: p={np_}, rounds={rounds}, started {started}, "
-                f"{os.cpu_count()} cores, load average {load:.2f} at the start\n")
+                f"{os.cpu_count()} cores, load average {load:.2f} at the start"
+                + (f", preloaded with {extra}" if extra else "") + "\n")
         w = csv.writer(f)
         w.writerow(["application", "mpi", "np", "mode", "rounds", "median_s", "min_s", "max_s",
                     "walls_s", "app_comm_s", "app_comm_timer", "profile_coll_s", "speedup",
@@ -804,7 +830,7 @@ def plot(np_, rounds):
               file=sys.stderr)
         return
     rows = {}
-    with open(os.path.join(BUILD, "apps.csv")) as f:
+    with open(os.path.join(BUILD, f"{NAME}.csv")) as f:
         header = f.readline().lstrip("# ").strip()
         for r in csv.DictReader(f):
             if r["median_s"] != "-":
@@ -839,7 +865,7 @@ def plot(np_, rounds):
     ax.legend()
     ax.set_ylim(0, ax.get_ylim()[1] * 1.08)
     fig.tight_layout()
-    fig.savefig(os.path.join(BUILD, "apps.png"), dpi=110)
+    fig.savefig(os.path.join(BUILD, f"{NAME}.png"), dpi=110)
 
 
 if __name__ == "__main__":
