@@ -704,13 +704,14 @@ def main():
             over = [launch(app, flavour, over_np, mode, f"p{over_np}-{mode}", timeout)
                     for mode in ("native", "shmcoll")]
         summary.append((app, flavour, native, preloaded, verbose, over))
+        # Written after every application: an interrupted run keeps the finished ones.
+        text = "\n".join(report(summary, np_, rounds, over_np, load, started)) + "\n"
+        write(BUILD, f"{NAME}.txt", text)
+        write_csv(summary, np_, rounds, load, started)
+        plot(np_, rounds)
 
-    lines = report(summary, np_, rounds, over_np, load, started)
-    text = "\n".join(lines) + "\n"
-    print(text, end="")
-    write(BUILD, f"{NAME}.txt", text)
-    write_csv(summary, np_, rounds, load, started)
-    plot(np_, rounds)
+    if summary:
+        print(text, end="")
     failed = [r for s in summary for r in s[2] + s[3] + [s[4]] + s[5]
               if r.rc != 0 or r.timed_out]
     return 1 if failed else 0
