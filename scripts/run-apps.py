@@ -615,11 +615,12 @@ def fallback_reasons(stderr):
             key = (m.group(1), m.group(2))
             calls[key] = calls.get(key, 0) + 1
             continue
-        m = re.match(r"shmcoll\[\d+\]: communicator of (\d+) processes \(rank 0\) not handled: "
-                     r"(.*)$", line)
+        m = re.match(r"shmcoll\[\d+\]: communicator of (\d+) processes \(rank (\d+)\) not "
+                     r"handled: (.*)$", line)
         if m:
-            key = f"{m.group(2)} (p={m.group(1)})"
-            comms[key] = comms.get(key, 0) + 1
+            if m.group(2) == "0":
+                key = f"{m.group(3)} (p={m.group(1)})"
+                comms[key] = comms.get(key, 0) + 1
             continue
         if ": calibrated: " in line:
             verdicts.append(line.split(": ", 1)[1].strip())
@@ -863,7 +864,7 @@ def plot(np_, rounds):
     ax.set_xticklabels(names, rotation=15)
     ax.set_ylabel("wall time, s (median; bars: min-max)")
     ax.set_title(f"MPI applications, native against shmcoll preloaded\n{header}", fontsize=9)
-    ax.legend()
+    ax.legend(loc="best")
     ax.set_ylim(0, ax.get_ylim()[1] * 1.08)
     fig.tight_layout()
     fig.savefig(os.path.join(BUILD, f"{NAME}.png"), dpi=110)
