@@ -678,7 +678,7 @@ def main():
     load = os.getloadavg()[0]
     started = time.strftime("%Y-%m-%d %H:%M:%S")
     print(f"run-apps: p={np_}, {rounds} round(s), oversubscribed p={over_np or 'skipped'}, "
-          f"{os.cpu_count()} cores, load average {load:.2f} at the start; runs under build/apps/",
+          f"{os.cpu_count()} cores, load average {load:.2f} at the start; runs under build/{NAME}/",
           flush=True)
 
     summary = []
