@@ -6,12 +6,15 @@
 #   make install MPI=mpich PREFIX=/opt/shmcoll   build and install one flavour (docs/INSTALL.md);
 #                       both flavours can share one prefix
 #   make test-cluster   the MPI tests across a simulated cluster of namespaces (docs/CLUSTER.md)
+#   make apps           Debian's MPI applications (CP2K, LAMMPS, Quantum ESPRESSO, mpi4py) natively
+#                       and with shmcoll preloaded: times, collective profiles, answers (docs/APPS.md)
 MPI    ?= mpich
 PREFIX ?= /usr/local
 NPROCS ?= $(shell nproc)
 BENCH_ARGS ?=
 
-.PHONY: all deps lib install build-% build-mpich-asan build-mpich-tsan bench tune test test-cluster test-cluster-run test-unit test-asan test-mpi format format-check clean
+.PHONY: all deps apps-deps lib install build-% build-mpich-asan build-mpich-tsan bench apps tune \
+        test test-cluster test-cluster-run test-unit test-asan test-mpi format format-check clean
 
 all: lib
 
@@ -29,6 +32,15 @@ build-%:
 
 bench: deps build-mpich
 	bash scripts/run-bench.sh mpich $(NPROCS) $(BENCH_ARGS)
+
+# Real applications, natively and preloaded (scripts/run-apps.py; APPS_NP, APPS_ROUNDS,
+# APPS_OVERSUB_NP, APPS): the report on standard output and in build/apps.txt, build/apps.csv and
+# build/apps.png. Builds both flavours: the applications' packages choose the MPI library.
+apps-deps: deps
+	@bash scripts/install-apps.sh
+
+apps: apps-deps build-openmpi build-mpich
+	/usr/bin/python3 scripts/run-apps.py
 
 # Measures every candidate (the MPI library's own included) and writes the library's default
 # tuning file, which it then uses on this machine and MPI library.
