@@ -79,11 +79,12 @@
     X(tune_file, "SHMCOLL_TUNE_FILE", STRING, RULES, "",                                           \
       "file of overrides in the SHMCOLL_TUNE grammar (written by shmcoll-tune)")                   \
     X(calibrate, "SHMCOLL_CALIBRATE", INT, COMM, "16",                                             \
-      "calls of each way timed before a collective's size band is settled on a communicator: "     \
-      "shmcoll's algorithm or the MPI library's own, the faster from then on (0: shmcoll's, "      \
-      "untimed; no calibration under SHMCOLL_TUNE or a tuning file)")                              \
-    X(calibrate_max, "SHMCOLL_CALIBRATE_MAX", SIZE, COMM, "64k",                                   \
-      "largest message whose size band is calibrated (above it shmcoll's algorithm serves)")       \
+      "timed calls of each candidate before a collective's size band is settled on a "             \
+      "communicator (a quarter from 64 KiB, 2 from 1 MiB): the node team's choice, the other "     \
+      "ways of moving blocks, the MPI library's own; the fastest serves, measured again now and "  \
+      "then (0: the node team's choice, unmeasured; none under SHMCOLL_TUNE or a tuning file)")    \
+    X(calibrate_max, "SHMCOLL_CALIBRATE_MAX", SIZE, COMM, "1024G",                                 \
+      "largest message whose size band is measured (above it the node team's choice serves)")      \
     X(isa, "SHMCOLL_ISA", STRING, LOCAL, "",                                                       \
       "cap the reduction kernels' ISA: scalar, avx2 or avx512")                                    \
     X(nt, "SHMCOLL_NT", STRING, LOCAL, "auto",                                                     \
@@ -96,8 +97,9 @@
       "collective and bcast; off")                                                                 \
     X(cma_min, "SHMCOLL_CMA_MIN", SIZE, COMM, "128k",                                              \
       "smallest block that moves single-copy (below it, copy-in/copy-out through shared slots)")   \
-    X(cma_max, "SHMCOLL_CMA_MAX", SIZE, COMM, "1M",                                                \
-      "largest block of allgather and alltoall that moves single-copy with SHMCOLL_CMA=auto")      \
+    X(cma_max, "SHMCOLL_CMA_MAX", SIZE, COMM, "1024G",                                             \
+      "largest block of allgather and alltoall that moves single-copy with SHMCOLL_CMA=auto "      \
+      "(beyond it only the slot pipelines; by default none: measurement decides, calibrate.h)")    \
     X(heap, "SHMCOLL_HEAP", STRING, LOCAL, "alloc-mem",                                            \
       "shared heap that peers map (single copy without a kernel module): alloc-mem = the memory "  \
       "of MPI_Alloc_mem; malloc = also large malloc/calloc/realloc/aligned allocations; off")      \

@@ -81,6 +81,10 @@ typedef struct shmcoll_coll_args {
     /* Reductions across nodes: what the network needs to reduce with op (the MPI layer's
      * datatype and op), opaque below the MPI layer. */
     const void *net_op;
+    /* A registry row asked for by name (the candidates the MPI layer measures, mpi/calibrate.h),
+     * used where it serves the call; NULL, or a row that does not serve: the selector's choice.
+     * The same on every member. */
+    const char *row;
 } shmcoll_coll_args_t;
 
 #endif

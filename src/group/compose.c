@@ -169,6 +169,19 @@ shmcoll_status_t shmcoll_group_run(shmcoll_group_t *group, const shmcoll_coll_ar
  * started on it first completes those in flight (every member started them in the same order,
  * so every member can). */
 
+const char *shmcoll_group_pick(shmcoll_group_t *group, const shmcoll_coll_args_t *args,
+                               const char **inner) {
+    *inner = NULL;
+    if (group->map.nnodes != 1 || !group->team) return NULL;
+    return shmcoll_coll_pick(group->team, args, inner);
+}
+
+int shmcoll_group_row_serves(shmcoll_group_t *group, const shmcoll_coll_args_t *args,
+                             const char *name) {
+    return group->map.nnodes == 1 && group->team &&
+           shmcoll_coll_row_serves(group->team, args, name);
+}
+
 /* Whether the group's network steps that nothing overlaps are the MPI library's blocking
  * collectives (shmcoll_compose_net_start). */
 static int net_blocks(const shmcoll_group_t *group) {

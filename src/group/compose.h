@@ -77,6 +77,14 @@ struct shmcoll_group_op {
     shmcoll_status_t status; /* IN_PROGRESS until done */
 };
 
+/* On one node, the name of the row the node team's selector picks for `args` (*inner: what a
+ * wrapping row runs when the call does not qualify), and whether row `name` serves `args`
+ * (args->row); across nodes NULL and 0 (a composition's node phases choose for themselves). */
+const char *shmcoll_group_pick(shmcoll_group_t *group, const shmcoll_coll_args_t *args,
+                               const char **inner);
+int shmcoll_group_row_serves(shmcoll_group_t *group, const shmcoll_coll_args_t *args,
+                             const char *name);
+
 /* Whether the group serves collectives started now and completed later (shmcoll_group_start):
  * on one node always; across nodes only where network steps do not block (compose.c), else the
  * MPI library serves them. The same on every member. */

@@ -19,15 +19,22 @@ static shmcoll_status_t sequence(shmcoll_mpi_call_t *call, const shmcoll_mpi_col
     if (status != SHMCOLL_OK) return status;
     status = shmcoll_mpi_calibrate_begin(call, desc, margs, turn);
     if (status == SHMCOLL_ERR_NOT_SUPPORTED && turn->settled)
-        shmcoll_mpi_repeat_keep_theirs(call, desc, margs, turn->bytes);
+        shmcoll_mpi_repeat_keep_theirs(call, desc, margs, turn->bytes, &turn->hold);
     if (status != SHMCOLL_OK) return status;
     /* Per-block byte counts and offsets of the v-variants, on the stack: a failed allocation
      * here would send this rank alone to the MPI library. */
     size_t sizes[4 * (size_t)call->state->size];
     call->sizes = sizes;
-    if (!shmcoll_mpi_repeat_reuse(call, desc, margs, turn->settled)) {
+    const shmcoll_mpi_calib_hold_t *settled = turn->settled ? &turn->hold : NULL;
+    if (shmcoll_mpi_repeat_reuse(call, desc, margs)) {
+        shmcoll_mpi_calibrate_prepared(call, turn); /* the row of this call's way */
+        shmcoll_mpi_repeat_settle(call, desc, margs, settled);
+    } else {
         status = shmcoll_mpi_call_prepare(call, desc, margs);
-        if (status == SHMCOLL_OK) shmcoll_mpi_repeat_keep(call, desc, margs, turn->settled);
+        if (status == SHMCOLL_OK) {
+            shmcoll_mpi_calibrate_prepared(call, turn);
+            shmcoll_mpi_repeat_keep(call, desc, margs, settled);
+        }
     }
     if (status == SHMCOLL_OK && !call->algo) status = shmcoll_group_run(call->group, &call->args);
     return shmcoll_mpi_call_finish(call, status);

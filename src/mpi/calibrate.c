@@ -1,27 +1,49 @@
-/* Calibration: shmcoll's way or the MPI library's, per size band, by timing both. See
- * calibrate.h. */
+/* The selector's measurement: the candidates of a size band timed in turns, one verdict for every
+ * rank, measured again now and then. See calibrate.h. */
 #include "mpi/calibrate.h"
 
 #include "base/config.h"
 #include "base/log.h"
+#include "group/compose.h"
 #include "select/select.h"
 #include "select/tune.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
-#define BLOCK  4    /* calls of one way in a row: a way's first calls after a switch warm it */
-#define MARGIN 0.98 /* the MPI library's way must be this much faster to be chosen */
+#define MAX_WAYS     4    /* the node team's choice, two other rows, the MPI library's */
+#define MARGIN       0.98 /* the MPI library's way must be this much faster to be chosen */
+#define RECHECK      64   /* measured again after this many times the calls it took */
+#define RECHECK_MAX  (1u << 30)
+#define MEDIUM_BYTES ((size_t)64 << 10)
+#define LARGE_BYTES  ((size_t)1 << 20)
 
-enum { MEASURING, OURS, THEIRS };
+/* The rows of each kind that move data in ways whose speed depends on the machine's state (single
+ * copy against copy-in/copy-out), measured besides the node team's choice where they serve. */
+static const char *const alternatives[SHMCOLL_KIND_COUNT][2] = {
+    [SHMCOLL_KIND_BCAST] = {"single-copy", "pipeline"},
+    [SHMCOLL_KIND_ALLGATHER] = {"single-copy", "pipeline"},
+    [SHMCOLL_KIND_ALLGATHERV] = {"single-copy", "pipeline"},
+    [SHMCOLL_KIND_GATHER] = {"single-copy", "pipeline"},
+    [SHMCOLL_KIND_SCATTER] = {"single-copy", "pipeline"},
+    [SHMCOLL_KIND_ALLTOALL] = {"single-copy", "rotated"},
+};
 
 typedef struct shmcoll_mpi_calib_band {
-    uint32_t calls;  /* calls of the band so far, while measuring */
-    uint8_t verdict; /* MEASURING, OURS or THEIRS */
-    double block;    /* the time of the block's calls so far */
-    double best[2];  /* this rank's fastest timed block of each way (seconds; 0: none yet) */
+    uint32_t calls;             /* calls of the measurement so far */
+    uint8_t measuring;          /* 1 while the candidates take turns */
+    uint8_t nways;              /* candidates (0: not found yet; the last is the MPI library's) */
+    uint8_t verdict;            /* the way that serves, once measured */
+    uint8_t measured;           /* a verdict was reached before */
+    uint32_t epoch;             /* changes with every verdict */
+    uint32_t countdown;         /* calls the verdict serves before it is measured again */
+    uint32_t interval;          /* the countdown's start */
+    const char *pick;           /* the node team's choice at the first call, for messages */
+    const char *rows[MAX_WAYS]; /* way i's row (NULL: the node team's choice) */
+    double best[MAX_WAYS];      /* this rank's fastest timed call of each way (0: none yet) */
 } calib_band_t;
 
 /* A communicator's (its state's calib). */
@@ -41,11 +63,17 @@ static double now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Calls of a band before its verdict: a warm-up block of each way, then the timed calls of
- * each (SHMCOLL_CALIBRATE, rounded up to whole blocks). The last one is the MPI library's. */
-static uint32_t calls_to_verdict(void) {
-    const long timed = shmcoll_config()->calibrate;
-    return 2 * BLOCK + 2 * (uint32_t)((timed + BLOCK - 1) / BLOCK * BLOCK);
+/* Timed calls of each candidate for a band whose calls move `bytes`: fewer as calls get long. */
+static uint32_t timed_calls(size_t bytes) {
+    const long asked = shmcoll_config()->calibrate;
+    if (bytes >= LARGE_BYTES) return 2;
+    if (bytes >= MEDIUM_BYTES) return asked / 4 > 2 ? (uint32_t)(asked / 4) : 2;
+    return (uint32_t)asked;
+}
+
+/* Calls of a measurement: a warm-up round and the timed ones, every candidate in each. */
+static uint32_t measure_calls(const calib_band_t *band, size_t bytes) {
+    return (uint32_t)band->nways * (1 + timed_calls(bytes));
 }
 
 /* The band of the call (the selector's size bands), its state made on first use; NULL without
@@ -57,7 +85,25 @@ static calib_band_t *band_for(shmcoll_mpi_comm_t *state, shmcoll_mpi_coll_t coll
     }
     calib_band_t **bands = &((calib_t *)state->calib)->bands[coll];
     if (!*bands && !(*bands = calloc(SHMCOLL_SELECT_BANDS, sizeof **bands))) return NULL;
-    return &(*bands)[shmcoll_select_band(bytes)];
+    calib_band_t *band = &(*bands)[shmcoll_select_band(bytes)];
+    if (!band->interval) band->measuring = 1; /* new: measured first */
+    return band;
+}
+
+static int mpi_way(const calib_band_t *band, int way) {
+    return band->nways && way == band->nways - 1;
+}
+
+/* The way a settled call takes. */
+static shmcoll_status_t take(shmcoll_mpi_call_t *call, calib_band_t *band, int way,
+                             shmcoll_mpi_calib_turn_t *turn) {
+    turn->way = way;
+    if (mpi_way(band, way)) {
+        call->quiet = 1; /* logged with the verdict */
+        return shmcoll_mpi_call_reject(call, "measured: the MPI library's own is faster here");
+    }
+    turn->row = band->rows[way];
+    return SHMCOLL_OK;
 }
 
 shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
@@ -68,71 +114,135 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
     shmcoll_mpi_comm_t *state = call->state;
     if (config->calibrate <= 0 || !desc->key || !call->group || state->inter) return SHMCOLL_OK;
     const size_t bytes = turn->bytes = desc->key(margs, state);
-    if (bytes > config->calibrate_max) return SHMCOLL_OK;
+    if (bytes == 0 || bytes > config->calibrate_max) return SHMCOLL_OK; /* nothing to measure */
     calib_band_t *band = band_for(state, desc->coll, bytes);
-    /* Without memory for the band the other ranks may calibrate while this one cannot count
+    /* Without memory for the band the other ranks may measure while this one cannot count
      * turns: the call fails on every rank, as a failed prepare does (call.c), rather than part
      * the ranks silently. */
     if (!band) {
         snprintf(call->group->team->error, sizeof call->group->team->error,
-                 "rank %d has no memory to calibrate %s (SHMCOLL_CALIBRATE=0 turns it off)",
+                 "rank %d has no memory to measure %s (SHMCOLL_CALIBRATE=0 turns it off)",
                  state->rank, call->function);
         return shmcoll_team_fail(call->group->team, SHMCOLL_ERR_NO_MEMORY);
     }
-    if (band->verdict == OURS) return SHMCOLL_OK;
-    if (band->verdict == THEIRS) { /* logged with the verdict */
-        call->quiet = 1;
-        return shmcoll_mpi_call_reject(call, "calibrated: the MPI library's own is faster here");
+    if (!band->measuring) {
+        if (band->countdown > 0) { /* the verdict serves */
+            band->countdown--;
+            turn->hold = (shmcoll_mpi_calib_hold_t){band, band->epoch};
+            return take(call, band, band->verdict, turn);
+        }
+        band->measuring = 1; /* due: measured again */
+        band->calls = 0;
+        for (int w = 0; w < MAX_WAYS; w++) band->best[w] = 0;
     }
-    if (band->calls == 0) { /* given tuning (the same on every rank) replaces calibration */
+    if (band->calls == 0 && !band->measured) { /* given tuning (alike everywhere) replaces it */
         const shmcoll_tune_t *tune = shmcoll_tune_current();
         if (tune->file || tune->nrules) {
-            band->verdict = OURS;
+            band->measuring = 0;
+            band->nways = 1;
+            band->countdown = band->interval = RECHECK_MAX;
+            turn->hold = (shmcoll_mpi_calib_hold_t){band, band->epoch};
             return SHMCOLL_OK;
         }
     }
+    /* Not settled: the candidates take turns, one call each; the first call (way 0) finds them. */
     const uint32_t i = band->calls++;
-    /* Not settled: the band is still measured. */
-    *turn = (shmcoll_mpi_calib_turn_t){
-        .band = band, .way = (int)(i / BLOCK) & 1, .timed = i >= 2 * BLOCK, .bytes = bytes};
+    const int ways = band->nways ? band->nways : 1;
+    *turn = (shmcoll_mpi_calib_turn_t){.band = band,
+                                       .way = (int)(i % (uint32_t)ways),
+                                       .timed = i >= (uint32_t)ways,
+                                       .bytes = bytes};
     /* A line per turn would be timed with it (a log line through the launcher costs tens of
      * microseconds). */
     call->quiet = 1;
+    if (turn->timed) PMPI_Barrier(call->comm); /* every rank starts the timed call together */
     turn->start = now();
-    return turn->way ? shmcoll_mpi_call_reject(call, "calibrating: the MPI library's turn")
-                     : SHMCOLL_OK;
+    if (mpi_way(band, turn->way))
+        return shmcoll_mpi_call_reject(call, "measuring: the MPI library's turn");
+    turn->row = band->rows[turn->way];
+    return SHMCOLL_OK;
+}
+
+void shmcoll_mpi_calibrate_prepared(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
+    calib_band_t *band = turn->band;
+    if (band && !band->nways) { /* the band's first call: its candidates */
+        const char *inner;
+        band->pick = shmcoll_group_pick(call->group, &call->args, &inner);
+        int n = 1;
+        band->rows[0] = NULL;
+        const char *const *alt = alternatives[call->args.kind];
+        for (int a = 0; a < 2 && alt[a] && band->pick; a++)
+            if (strcmp(alt[a], band->pick) && (!inner || strcmp(alt[a], inner)) &&
+                shmcoll_group_row_serves(call->group, &call->args, alt[a]))
+                band->rows[n++] = alt[a];
+        band->nways = (uint8_t)(n + 1); /* and the MPI library's */
+    }
+    call->args.row = turn->row;
+}
+
+/* The name of way w for messages. */
+static const char *way_name(const calib_band_t *band, int w) {
+    if (mpi_way(band, w)) return "the MPI library";
+    return band->rows[w] ? band->rows[w] : band->pick ? band->pick : "shmcoll";
+}
+
+/* Every rank's fastest call of each way, the slowest over the ranks, decides. */
+static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
+    double slowest[MAX_WAYS];
+    const int n = band->nways;
+    const int rc = PMPI_Allreduce(band->best, slowest, n, MPI_DOUBLE, MPI_MAX, call->comm);
+    if (rc != MPI_SUCCESS) {
+        /* This rank cannot know the others' verdict: its group fails for good, so that no rank
+         * goes on with a way the others did not take (a member that waits for this one in
+         * shared memory sees the failure, the caller gets the error). */
+        snprintf(call->group->team->error, sizeof call->group->team->error,
+                 "rank %d: the measurement's agreement failed in the MPI library",
+                 call->state->rank);
+        shmcoll_team_fail(call->group->team, SHMCOLL_ERR_SYSTEM);
+        PMPI_Comm_call_errhandler(call->comm, rc);
+        return;
+    }
+    int verdict = 0;
+    for (int w = 1; w < n - 1; w++)
+        if (slowest[w] < slowest[verdict]) verdict = w;
+    if (slowest[n - 1] < MARGIN * slowest[verdict]) verdict = n - 1;
+    const uint32_t base = RECHECK * measure_calls(band, bytes);
+    const int same = band->measured && verdict == band->verdict;
+    band->interval = same && band->interval < RECHECK_MAX / 2 ? 2 * band->interval : base;
+    band->countdown = band->interval;
+    band->verdict = (uint8_t)verdict;
+    band->measured = 1;
+    band->measuring = 0;
+    band->epoch++;
+    if (call->state->rank != 0 || !shmcoll_config()->verbose) return;
+    char times[256];
+    size_t at = 0;
+    for (int w = 0; w < n && at < sizeof times; w++)
+        at += (size_t)snprintf(times + at, sizeof times - at, "%s%s %.2f us", w ? ", " : "",
+                               way_name(band, w), 1e6 * slowest[w]);
+    const int b = shmcoll_select_band(bytes);
+    shmcoll_log_verbose("%s, band [%zu, %zu) bytes on %d ranks: measured %s: %s from now on, "
+                        "measured again in %u calls",
+                        call->function, b ? (size_t)1 << (b - 1) : 0, b ? (size_t)1 << b : 1,
+                        call->state->size, times, way_name(band, verdict), band->countdown);
 }
 
 void shmcoll_mpi_calibrate_end(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
     calib_band_t *band = turn->band;
     if (!band) return;
     if (turn->timed) {
-        band->block += now() - turn->start;
+        const double t = now() - turn->start;
         double *best = &band->best[turn->way];
-        if (band->calls % BLOCK == 0) { /* the block's last call */
-            if (*best == 0 || band->block < *best) *best = band->block;
-            band->block = 0;
-        }
+        if (*best == 0 || t < *best) *best = t;
     }
-    if (band->calls < calls_to_verdict()) return;
-    double slowest[2]; /* over the ranks, of each rank's fastest block */
-    band->verdict = OURS;
-    const int rc = PMPI_Allreduce(band->best, slowest, 2, MPI_DOUBLE, MPI_MAX, call->comm);
-    if (rc != MPI_SUCCESS) {
-        /* This rank cannot know the others' verdict: its group fails for good, so that no rank
-         * goes on with a way the others did not take (a member that waits for this one in
-         * shared memory sees the failure, the caller gets the error). */
-        snprintf(call->group->team->error, sizeof call->group->team->error,
-                 "rank %d: calibration's agreement failed in the MPI library", call->state->rank);
-        shmcoll_team_fail(call->group->team, SHMCOLL_ERR_SYSTEM);
-        PMPI_Comm_call_errhandler(call->comm, rc);
-        return;
-    }
-    if (slowest[1] < MARGIN * slowest[0]) band->verdict = THEIRS;
-    if (call->state->rank == 0)
-        shmcoll_log_verbose(
-            "%s of %zu bytes: calibrated: shmcoll %.2f us, the MPI library %.2f us: "
-            "%s from now on, up to the next power of two",
-            call->function, turn->bytes, 1e6 * slowest[0] / BLOCK, 1e6 * slowest[1] / BLOCK,
-            band->verdict == THEIRS ? "the MPI library's" : "shmcoll's");
+    if (band->nways && band->calls >= measure_calls(band, turn->bytes))
+        settle(call, band, turn->bytes);
+}
+
+int shmcoll_mpi_calibrate_holds(const shmcoll_mpi_calib_hold_t *hold) {
+    calib_band_t *band = hold->band;
+    if (!band) return 1;
+    if (band->measuring || band->epoch != hold->epoch || band->countdown == 0) return 0;
+    band->countdown--;
+    return 1;
 }

@@ -1,48 +1,83 @@
-/* Calibration: shmcoll's algorithm or the MPI library's own, measured on the machine at hand.
+/* The selector's measurement: which way serves a size band of a collective on a communicator,
+ * measured on the machine at hand, at every size, and measured again as the machine changes.
  *
- * Thresholds tuned on one machine do not hold on the next, and a tuning file exists only where
- * someone ran shmcoll-tune. So where no tuning is given (no SHMCOLL_TUNE, no tuning file in
- * force), the first blocking calls of each size band of each collective on a communicator take
- * turns: blocks of 4 calls through shmcoll, then 4 through the MPI library (PMPI_*), and so on;
- * the first block of each is a warm-up, then SHMCOLL_CALIBRATE calls of each are timed (in
- * whole blocks). After the last of them one PMPI_Allreduce (MAX) of every rank's fastest block of
- * each way gives every rank the same verdict, kept for the communicator's life: the MPI library's
- * own serves the band when it was faster by more than 2%, straight from the wrapper (before any
- * argument translation), and shmcoll's otherwise. The bands are those of the selector (powers of
- * two) of the size every rank knows alike (the descriptor's key, call.h), up to
- * SHMCOLL_CALIBRATE_MAX; the turns are counted per band, and every rank counts the same calls, so
- * all ranks take the same way on every call and meet in the same PMPI_Allreduce. The v-variants
- * whose sizes only some ranks know (gatherv, scatterv, alltoallv) and the non-blocking and
- * persistent forms are not calibrated.
+ * Thresholds tuned on one machine do not hold on the next, nor on the same machine an hour later
+ * (memory bandwidth swings with the host's state), and a tuning file exists only where someone
+ * ran shmcoll-tune. So where no tuning is given (no SHMCOLL_TUNE, no tuning file in force), each
+ * size band (the selector's: powers of two of the size every rank knows alike, the descriptor's
+ * key, call.h) of each blocking collective on a communicator measures its candidates before it
+ * settles:
+ *   - the node team's choice (the cost model's row, select/), on one node or composed across
+ *     nodes;
+ *   - for the collectives that move blocks, the other rows of their kind that serve the call and
+ *     move data another way: single copy by cross-memory attach (each block moved once, DAV 2
+ *     bytes per byte, as the MPI library's rendezvous moves it) against copy-in/copy-out through
+ *     shared slots (DAV 4, but in cache on one side) — which is faster depends on the machine's
+ *     state;
+ *   - the MPI library's own collective (PMPI_*).
+ * The candidates take turns call by call: a first untimed round (warm-up), then timed rounds.
+ * Each timed call starts from a PMPI_Barrier, so the time is the collective's own, not the wait
+ * for a rank that arrives late (an application's first calls are mostly such waits); each rank
+ * keeps its fastest call of each candidate, and one PMPI_Allreduce (MAX over the ranks) gives
+ * every rank the same times and so the same verdict: the fastest of shmcoll's candidates, or the
+ * MPI library's where it is faster by more than 2%. SHMCOLL_VERBOSE=1 logs every verdict with
+ * the candidates' times.
  *
- * A way's time is its fastest block, the sum of the times of the block's calls: calls in a row
- * overlap (a rank leaves a call while a peer still finishes it), which a single call's time does
- * not show; and the fastest of the blocks rather than their mean, because an application's own
- * imbalance adds waiting to the blocks of both ways alike, which the minimum leaves out. */
+ * Cost, bounded by size: SHMCOLL_CALIBRATE timed calls per candidate below 64 KiB, a quarter of
+ * that (at least 2) up to 1 MiB, 2 from 1 MiB on — at most 3 calls per candidate for a large band.
+ * Watching: after a verdict the band is measured again after 64 times the calls its measurement
+ * took, an interval that doubles while the verdict holds and starts over when it changes; so
+ * measurement never takes more than 1/64 of a band's calls. Every rank counts the same calls of a
+ * band (its key is the size every rank knows), so all take the same way on every call, meet in
+ * the same barriers and allreduce, and measure again at the same call.
+ *
+ * Not measured: the v-variants whose sizes only some ranks know (gatherv, scatterv, alltoallv),
+ * the non-blocking and persistent forms (the node team's choice serves them), communicators
+ * under given tuning. */
 #ifndef SHMCOLL_MPI_CALIBRATE_H
 #define SHMCOLL_MPI_CALIBRATE_H
 
 #include "mpi/call.h"
 
+#include <stdint.h>
+
+/* What a kept call (repeat.h) holds of the band whose verdict it follows. */
+typedef struct shmcoll_mpi_calib_hold {
+    struct shmcoll_mpi_calib_band *band; /* NULL: no measurement applies */
+    uint32_t epoch;                      /* the band's verdict then */
+} shmcoll_mpi_calib_hold_t;
+
 /* One call's turn, from shmcoll_mpi_calibrate_begin to shmcoll_mpi_calibrate_end. */
 typedef struct shmcoll_mpi_calib_turn {
-    struct shmcoll_mpi_calib_band *band; /* NULL: the call is not part of a calibration */
-    int way;                             /* 0: shmcoll's, 1: the MPI library's */
+    struct shmcoll_mpi_calib_band *band; /* NULL: the call is not part of a measurement */
+    int way;                             /* the candidate it runs */
     int timed;
-    int settled;  /* the way is the band's for good (or calibration does not apply) */
-    size_t bytes; /* the call's key, where calibration applies */
+    int settled;     /* the way is the band's verdict (or no measurement applies) */
+    size_t bytes;    /* the call's key, where measurement applies */
+    const char *row; /* the node team's row it asks for (NULL: the selector's choice) */
+    shmcoll_mpi_calib_hold_t hold; /* settled: what a kept call holds */
     double start;
 } shmcoll_mpi_calib_turn_t;
 
-/* Which way a blocking call on a handled communicator goes: OK for shmcoll's, NOT_SUPPORTED (with
- * call->reason) for the MPI library's, every rank alike. Calls that are part of a calibration
- * are timed from here to shmcoll_mpi_calibrate_end. */
+/* Which way a blocking call on a handled communicator goes: OK for shmcoll's (turn->row the row
+ * to ask for, once the call is prepared), NOT_SUPPORTED (with call->reason) for the MPI
+ * library's, every rank alike. Calls that are part of a measurement are timed from here to
+ * shmcoll_mpi_calibrate_end. */
 shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
                                              const shmcoll_mpi_coll_desc_t *desc, const void *margs,
                                              shmcoll_mpi_calib_turn_t *turn);
 
-/* The call has returned: its time is recorded, and after the last timed call of a band the
+/* After prepare: the band's candidates are found at its first call (from the prepared
+ * arguments, which every rank shares), and the call asks for its turn's row. */
+void shmcoll_mpi_calibrate_prepared(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn);
+
+/* The call has returned: its time is recorded, and after the last timed call of a measurement the
  * verdict is agreed (a PMPI_Allreduce on the call's communicator, on every rank alike). */
 void shmcoll_mpi_calibrate_end(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn);
+
+/* For a kept call about to take its way without the sequence: 1 when that way still holds for
+ * this call (counted as one of the band's calls), 0 when the band's verdict has changed since or
+ * the band is due to be measured again (the call then takes the whole sequence). */
+int shmcoll_mpi_calibrate_holds(const shmcoll_mpi_calib_hold_t *hold);
 
 #endif

@@ -1,6 +1,7 @@
 /* The last call of each collective on a communicator. See repeat.h. */
 #include "mpi/repeat.h"
 #include "mpi/agree.h"
+#include "mpi/calibrate.h"
 #include "mpi/init.h"
 
 #include "base/config.h"
@@ -17,6 +18,7 @@ typedef struct repeat_entry {
     shmcoll_mpi_repeat_way_t way;
     size_t key; /* THEIRS: the descriptor's key then; a derived type remade under the same handle
                  * may change it, and with it the band (every rank must take the same way) */
+    shmcoll_mpi_calib_hold_t hold; /* the measured verdict the way follows (calibrate.h) */
     shmcoll_coll_args_t args;
     shmcoll_reduce_op_t rop;
     shmcoll_mpi_op_ctx_t op_ctx;
@@ -87,9 +89,14 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
         return SHMCOLL_MPI_REPEAT_NONE;
     const repeat_entry_t *e = find(state, desc, margs);
     if (!e) return SHMCOLL_MPI_REPEAT_NONE;
+    /* The verdict may have changed since the entry was kept, or be due to be measured again:
+     * then the call takes the sequence (every rank counts the same calls, calibrate.h). */
     if (e->way == SHMCOLL_MPI_REPEAT_THEIRS)
-        return desc->key(margs, state) == e->key ? e->way : SHMCOLL_MPI_REPEAT_NONE;
-    if (e->way != SHMCOLL_MPI_REPEAT_OURS) return SHMCOLL_MPI_REPEAT_NONE;
+        return desc->key(margs, state) == e->key && shmcoll_mpi_calibrate_holds(&e->hold)
+                   ? e->way
+                   : SHMCOLL_MPI_REPEAT_NONE;
+    if (e->way != SHMCOLL_MPI_REPEAT_OURS || !shmcoll_mpi_calibrate_holds(&e->hold))
+        return SHMCOLL_MPI_REPEAT_NONE;
     /* The call as begin makes it (call.c), then the prepared call. */
     shmcoll_mpi_call_clear(call);
     call->comm = comm;
@@ -106,12 +113,20 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
 }
 
 int shmcoll_mpi_repeat_reuse(shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
-                             const void *margs, int settled) {
+                             const void *margs) {
     repeat_entry_t *e = find(call->state, desc, margs);
     if (!e || !e->prepared) return 0;
-    if (settled) e->way = SHMCOLL_MPI_REPEAT_OURS; /* calibration has ended since it was kept */
     restore(call, e);
     return 1;
+}
+
+void shmcoll_mpi_repeat_settle(const shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
+                               const void *margs, const shmcoll_mpi_calib_hold_t *settled) {
+    repeat_entry_t *e = settled ? find(call->state, desc, margs) : NULL;
+    if (!e || !e->prepared) return;
+    e->way = SHMCOLL_MPI_REPEAT_OURS;
+    e->hold = *settled;
+    e->args.row = call->args.row; /* the verdict's row */
 }
 
 /* The collective's entry, made on first use; NULL without memory (kept next time, perhaps). */
@@ -178,7 +193,7 @@ static int keep_arrays(repeat_entry_t *e, const shmcoll_mpi_call_t *call) {
 }
 
 void shmcoll_mpi_repeat_keep(const shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
-                             const void *margs, int settled) {
+                             const void *margs, const shmcoll_mpi_calib_hold_t *settled) {
     if (!repeatable(call)) return;
     repeat_entry_t *e = entry_for(call->state, desc, margs);
     if (!e) return;
@@ -191,15 +206,17 @@ void shmcoll_mpi_repeat_keep(const shmcoll_mpi_call_t *call, const shmcoll_mpi_c
     }
     e->prepared = 1;
     e->way = settled ? SHMCOLL_MPI_REPEAT_OURS : SHMCOLL_MPI_REPEAT_NONE;
+    if (settled) e->hold = *settled;
     e->rop = call->rop;
     e->op_ctx = call->op_ctx;
 }
 
 void shmcoll_mpi_repeat_keep_theirs(const shmcoll_mpi_call_t *call,
                                     const shmcoll_mpi_coll_desc_t *desc, const void *margs,
-                                    size_t key) {
+                                    size_t key, const shmcoll_mpi_calib_hold_t *hold) {
     repeat_entry_t *e = entry_for(call->state, desc, margs);
     if (!e) return;
     e->way = SHMCOLL_MPI_REPEAT_THEIRS;
     e->key = key;
+    e->hold = *hold;
 }

@@ -22,6 +22,7 @@
 #ifndef SHMCOLL_MPI_REPEAT_H
 #define SHMCOLL_MPI_REPEAT_H
 
+#include "mpi/calibrate.h"
 #include "mpi/call.h"
 
 /* Where the entry of the call's collective settled it. */
@@ -38,20 +39,25 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
                                                     const void *margs, MPI_Comm comm, int large);
 
 /* Fills a cleared and begun call from its collective's last prepared call when `margs` are the
- * same bytes; 0 when the call must be prepared. `settled`: shmcoll's way serves such calls for
- * good from now on. */
+ * same bytes; 0 when the call must be prepared. */
 int shmcoll_mpi_repeat_reuse(shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
-                             const void *margs, int settled);
+                             const void *margs);
+
+/* A reused call's way is settled now (`settled`, NULL: not): later calls with the same `margs`
+ * take it straight, with call->args.row, while the measured verdict lasts. */
+void shmcoll_mpi_repeat_settle(const shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
+                               const void *margs, const shmcoll_mpi_calib_hold_t *settled);
 
 /* Keeps a call that prepare has just made (SHMCOLL_OK, before running) for the next calls with
- * the same `margs`, where it may be kept; `settled`: shmcoll's way serves such calls for good. */
+ * the same `margs`, where it may be kept; `settled` (NULL: not) as for shmcoll_mpi_repeat_settle.
+ */
 void shmcoll_mpi_repeat_keep(const shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
-                             const void *margs, int settled);
+                             const void *margs, const shmcoll_mpi_calib_hold_t *settled);
 
-/* Keeps that calls with `margs` go to the MPI library for good: calibration's verdict for the
- * band of `key` (the descriptor's key of the call). */
+/* Keeps that calls with `margs` go to the MPI library while the measured verdict `hold` for the
+ * band of `key` (the descriptor's key of the call) lasts. */
 void shmcoll_mpi_repeat_keep_theirs(const shmcoll_mpi_call_t *call,
                                     const shmcoll_mpi_coll_desc_t *desc, const void *margs,
-                                    size_t key);
+                                    size_t key, const shmcoll_mpi_calib_hold_t *hold);
 
 #endif

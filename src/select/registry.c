@@ -221,9 +221,12 @@ static int reduce_scatter_ma_supports(const shmcoll_select_args_t *a,
 
 /* Single copy where the team may use cross-memory attach and the blocks reach SHMCOLL_CMA_MIN:
  * gather and scatter always (the root's p-1 copies spread over the others: 1.5-2x faster than
- * the slot pipeline at p = 2), allgather and alltoall (not in place) up to SHMCOLL_CMA_MAX unless
- * SHMCOLL_CMA=all (beyond it the kernel's page-by-page copy of buffers in memory lost to the
- * pipelines, whose copies hit cache on one side). */
+ * the slot pipeline at p = 2), allgather and alltoall (not in place) up to SHMCOLL_CMA_MAX
+ * (unbounded by default) unless SHMCOLL_CMA=all. Single copy moves each block once (DAV 2 bytes
+ * per byte, as the MPI library's rendezvous), the pipelines twice (DAV 4) but with one side in
+ * cache: which is faster for buffers in memory depends on the machine's state (the kernel's
+ * page-by-page copy ran at 0.4-0.6 of a user-space copy on some days here and kept up on
+ * others), so the MPI layer measures both where both serve (mpi/calibrate.h). */
 static int rooted_single_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
     return t->cma != SHMCOLL_CMA_OFF && a->bytes >= t->cma_min;
 }

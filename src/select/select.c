@@ -171,6 +171,17 @@ const shmcoll_algo_t *shmcoll_select_inner_for_team(shmcoll_team_t *team,
     return state->last_algo;
 }
 
+const shmcoll_algo_t *shmcoll_select_row_for_team(shmcoll_team_t *team,
+                                                  const shmcoll_select_args_t *args,
+                                                  const char *name) {
+    const shmcoll_algo_t *row = shmcoll_algo_find(args->kind, name);
+    if (!row || !row->ops || !row->supports) return NULL;
+    select_state_t *state = state_of(team);
+    shmcoll_select_team_t described;
+    if (!state) shmcoll_select_describe(team, &described);
+    return row->supports(args, state ? &state->team : &described) ? row : NULL;
+}
+
 /* The tuning rules' choice, else the table's. */
 static const shmcoll_algo_t *choose(select_state_t *state, const shmcoll_select_args_t *args) {
     const shmcoll_algo_t *forced = tuned(&state->tune, args, &state->team);

@@ -38,6 +38,11 @@ void shmcoll_select_describe_shape(int size, size_t chunk, int oversubscribed,
 const shmcoll_algo_t *shmcoll_select_for_team(shmcoll_team_t *team,
                                               const shmcoll_select_args_t *args);
 
+/* The row `name` of the call's kind where it supports the call on the team, else NULL. */
+const shmcoll_algo_t *shmcoll_select_row_for_team(shmcoll_team_t *team,
+                                                  const shmcoll_select_args_t *args,
+                                                  const char *name);
+
 /* What a wrapping row (registry.h: the heap rows) runs when its call does not qualify: the choice
  * for the same call on the same team without wrapping rows. */
 const shmcoll_algo_t *shmcoll_select_inner_for_team(shmcoll_team_t *team,

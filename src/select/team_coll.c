@@ -31,7 +31,48 @@ size_t shmcoll_coll_shared_bytes(int size, const shmcoll_coll_args_t *a) {
     }
 }
 
-/* Checks, then the row that serves the call (the selector's, or `algo`) set up in `task`.
+/* What the selector sees of the call; 0 when there is nothing to move on any member (bcast or a
+ * reduction of nothing: every member sees the same). */
+static int select_args(const shmcoll_team_t *team, const shmcoll_coll_args_t *args,
+                       shmcoll_select_args_t *select) {
+    const shmcoll_coll_kind_info_t *info = &shmcoll_coll_kinds[args->kind];
+    const size_t bytes = shmcoll_coll_shared_bytes(team->size, args);
+    if (bytes == 0 && (info->reduces || args->kind == SHMCOLL_KIND_BCAST)) return 0;
+    *select = (shmcoll_select_args_t){.kind = args->kind,
+                                      .bytes = bytes,
+                                      .extent = info->reduces ? args->op->extent : 0,
+                                      .commutative = info->reduces && args->op->commutative,
+                                      .in_place = info->in_place && !args->sendbuf};
+    return 1;
+}
+
+const char *shmcoll_coll_pick(shmcoll_team_t *team, const shmcoll_coll_args_t *args,
+                              const char **inner) {
+    shmcoll_select_args_t select;
+    *inner = NULL;
+    if ((unsigned)args->kind >= SHMCOLL_KIND_COUNT ||
+        (shmcoll_coll_kinds[args->kind].reduces && !args->op) || !select_args(team, args, &select))
+        return NULL;
+    const shmcoll_algo_t *algo = shmcoll_select_for_team(team, &select);
+    if (!algo || !algo->ops) return NULL;
+    if (algo->params.wraps) {
+        const shmcoll_algo_t *in = shmcoll_select_inner_for_team(team, &select);
+        *inner = in ? in->name : NULL;
+    }
+    return algo->name;
+}
+
+int shmcoll_coll_row_serves(shmcoll_team_t *team, const shmcoll_coll_args_t *args,
+                            const char *name) {
+    shmcoll_select_args_t select;
+    return (unsigned)args->kind < SHMCOLL_KIND_COUNT &&
+           !(shmcoll_coll_kinds[args->kind].reduces && !args->op) &&
+           select_args(team, args, &select) &&
+           shmcoll_select_row_for_team(team, &select, name) != NULL;
+}
+
+/* Checks, then the row that serves the call (the selector's, a row args->row asks for where it
+ * serves, or `algo`) set up in `task`.
  * task->ops stays NULL when there is nothing to move on any member (bcast or a reduction of
  * nothing: every member sees the same). */
 static shmcoll_status_t prepare(shmcoll_team_t *team, const shmcoll_coll_args_t *args,
@@ -47,13 +88,9 @@ static shmcoll_status_t prepare(shmcoll_team_t *team, const shmcoll_coll_args_t 
     task->args = args;
     task->name = info->name;
     task->ops = NULL;
-    const size_t bytes = shmcoll_coll_shared_bytes(team->size, args);
-    if (bytes == 0 && (info->reduces || args->kind == SHMCOLL_KIND_BCAST)) return SHMCOLL_OK;
-    const shmcoll_select_args_t select = {.kind = args->kind,
-                                          .bytes = bytes,
-                                          .extent = info->reduces ? op->extent : 0,
-                                          .commutative = info->reduces && op->commutative,
-                                          .in_place = info->in_place && !args->sendbuf};
+    shmcoll_select_args_t select;
+    if (!select_args(team, args, &select)) return SHMCOLL_OK;
+    if (!algo && args->row) algo = shmcoll_select_row_for_team(team, &select, args->row);
     if (!algo) algo = shmcoll_select_for_team(team, &select);
     if (!algo || !algo->ops || !shmcoll_algo_serves(algo, args->kind))
         return SHMCOLL_ERR_NOT_SUPPORTED; /* nothing serves it, or @mpi was chosen */

@@ -28,6 +28,16 @@ size_t shmcoll_coll_shared_bytes(int size, const shmcoll_coll_args_t *a);
 shmcoll_status_t shmcoll_coll_start(shmcoll_team_t *team, const shmcoll_coll_args_t *args,
                                     const shmcoll_algo_t *algo, shmcoll_task_t *task);
 
+/* The name of the row the selector picks for `args` on the team (*inner: the row a wrapping row
+ * runs when the call does not qualify), or NULL when none serves it or nothing moves; the same on
+ * every member. */
+const char *shmcoll_coll_pick(shmcoll_team_t *team, const shmcoll_coll_args_t *args,
+                              const char **inner);
+
+/* Whether the row `name` serves `args` on the team (args->row would be honoured). */
+int shmcoll_coll_row_serves(shmcoll_team_t *team, const shmcoll_coll_args_t *args,
+                            const char *name);
+
 /* Starts and waits. */
 shmcoll_status_t shmcoll_coll_run(shmcoll_team_t *team, const shmcoll_coll_args_t *args);
 

@@ -1,22 +1,25 @@
-/* Calibration (src/mpi/calibrate.h): the first calls of each size band take turns between
- * shmcoll's way and the MPI library's, in blocks of 4; after the timed blocks one way serves every
- * later call of the band, the same on every rank.
+/* The selector's measurement (src/mpi/calibrate.h): the first calls of each size band take turns,
+ * call by call, between the band's candidates — the node team's choice, the other rows of the
+ * kind that serve the call, the MPI library's own (always last) — a warm-up round and then
+ * SHMCOLL_CALIBRATE timed rounds; then the verdict's way serves every call of the band, the same
+ * on every rank, until the band is measured again after 64 times the calls its measurement took.
  *
- * Run with SHMCOLL_CALIBRATE=4: calls 0-3 of a band are shmcoll's, 4-7 the MPI library's (the
- * warm-ups), 8-11 shmcoll's, 12-15 the MPI library's (timed), then the verdict's. Which way a call
- * took shows in this rank's DAV (shmcoll_stats_dav): shmcoll's way moves bytes through shared
- * memory on every rank of the shapes run here, the MPI library's none. Two bands of allreduce and
- * one of bcast are called interleaved, so each band must keep its own count; every rank must have
- * taken the same way on every call, and every result is checked. */
+ * Run with SHMCOLL_CALIBRATE=4: with n candidates, call c of a band is the MPI library's when
+ * c % n == n - 1, for c < 5n; then the verdict's way for 64 x 5n calls; then the turns again.
+ * Which way a call took shows in this rank's DAV (shmcoll_stats_dav): shmcoll's ways move bytes
+ * through shared memory on every rank of the shapes run here, the MPI library's none. Two bands of
+ * allreduce (two candidates: reductions have no alternative rows) and one of bcast are called
+ * interleaved, so each band must keep its own count; every rank must have taken the same way on
+ * every call, and every result is checked. */
 #include "mpi_check.h"
 
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
-#define CALLS   40 /* per band */
-#define BLOCK   4
-#define VERDICT 16   /* calls before the verdict at SHMCOLL_CALIBRATE=4 */
+#define TIMED   4    /* SHMCOLL_CALIBRATE */
+#define RECHECK 64   /* measured again after this many times the measurement's calls */
 #define SMALL   8    /* doubles */
 #define LARGE   2048 /* doubles: another band */
 #define BANDS   3
@@ -47,39 +50,61 @@ static void call_band(int b, int call, double *in, double *out) {
         if (!CHECK(in[i] == (double)p * (i + call), "bcast call %d [%d]", call, i)) break;
 }
 
+/* The calls of one band: `ours[c]` whether call c took one of shmcoll's ways. The candidates
+ * (the first call the MPI library took: calls 0..n-2 are shmcoll's), the turns, the settled way,
+ * and the turns again. */
+static void check_band(int b, const char *ours, int calls) {
+    int n = 1;
+    while (n < calls && ours[n - 1]) n++;
+    CHECK(n >= 2 && n <= 4, "band %d: %d candidates", b, n);
+    const int measure = n * (1 + TIMED), settled = RECHECK * measure;
+    CHECK(calls >= 2 * measure + settled, "band %d: too few calls (%d) for the test", b, calls);
+    for (int c = 0; c < calls; c++) {
+        const int in_turns = c < measure || (c >= measure + settled && c < 2 * measure + settled);
+        const int phase = c < measure ? c : c - measure - settled;
+        if (in_turns) {
+            const int want = phase % n != n - 1;
+            if (!CHECK(ours[c] == want, "band %d call %d: took %s's way in a turn of the other", b,
+                       c, ours[c] ? "shmcoll" : "the MPI library"))
+                return;
+        } else if (c > measure + 0 && c < measure + settled) {
+            if (!CHECK(ours[c] == ours[measure],
+                       "band %d call %d: calls after the verdict took "
+                       "both ways",
+                       b, c))
+                return;
+        }
+    }
+    if (check_rank == 0)
+        printf("band %d: %d candidates, %s's way after the measurement\n", b, n,
+               ours[measure] ? "shmcoll" : "the MPI library");
+}
+
 int main(int argc, char **argv) {
     check_init(&argc, &argv);
     dav_fn dav = (dav_fn)dlsym(RTLD_DEFAULT, "shmcoll_stats_dav");
     CHECK(dav != NULL, "shmcoll_stats_dav is not exported");
+    /* The most candidates a band may have (4) fix how many calls the test makes. */
+    const int calls = 2 * 4 * (1 + TIMED) + RECHECK * 4 * (1 + TIMED);
     static double in[LARGE], out[LARGE];
-    uint64_t ours[BANDS] = {0}; /* bit c: call c of the band took shmcoll's way */
-    for (int call = 0; dav && call < CALLS; call++)
+    char *ours = calloc((size_t)BANDS * calls, 1); /* [band][call]: took shmcoll's way */
+    char *all = calloc((size_t)BANDS * calls * check_size, 1);
+    if (!CHECK(ours && all, "no memory")) return check_finish("test_calibrate");
+    for (int call = 0; dav && call < calls; call++)
         for (int b = 0; b < BANDS; b++) {
             const unsigned long long before = dav_now(dav);
             call_band(b, call, in, out);
-            if (dav_now(dav) > before) ours[b] |= (uint64_t)1 << call;
+            ours[b * calls + call] = dav_now(dav) > before;
         }
-
-    uint64_t all[BANDS * 64];
-    MPI_Allgather(ours, BANDS, MPI_UINT64_T, all, BANDS, MPI_UINT64_T, MPI_COMM_WORLD);
+    MPI_Allgather(ours, BANDS * calls, MPI_CHAR, all, BANDS * calls, MPI_CHAR, MPI_COMM_WORLD);
     for (int r = 0; r < check_size; r++)
-        for (int b = 0; b < BANDS; b++)
-            CHECK(all[r * BANDS + b] == ours[b],
-                  "band %d: rank %d took other ways (%#llx) than %d (%#llx)", b, r,
-                  (unsigned long long)all[r * BANDS + b], check_rank, (unsigned long long)ours[b]);
-    for (int b = 0; b < BANDS; b++) {
-        for (int call = 0; call < VERDICT; call++)
-            CHECK(((ours[b] >> call) & 1) == !((call / BLOCK) & 1),
-                  "band %d call %d: took %s's way in a turn of the other (%#llx)", b, call,
-                  (ours[b] >> call) & 1 ? "shmcoll" : "the MPI library",
-                  (unsigned long long)ours[b]);
-        const uint64_t settled = ours[b] >> VERDICT, width = CALLS - VERDICT;
-        CHECK(settled == 0 || settled == ((uint64_t)1 << width) - 1,
-              "band %d: calls after the verdict took both ways (%#llx)", b,
-              (unsigned long long)ours[b]);
-        if (check_rank == 0)
-            printf("band %d: %s's way after calibration\n", b,
-                   settled ? "shmcoll" : "the MPI library");
-    }
+        for (int i = 0; i < BANDS * calls; i++)
+            if (!CHECK(all[(size_t)r * BANDS * calls + i] == ours[i],
+                       "band %d call %d: rank %d took another way than %d", i / calls, i % calls, r,
+                       check_rank))
+                break;
+    for (int b = 0; b < BANDS; b++) check_band(b, ours + b * calls, calls);
+    free(ours);
+    free(all);
     return check_finish("test_calibrate");
 }
