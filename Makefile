@@ -6,12 +6,14 @@
 #   make install MPI=mpich PREFIX=/opt/shmcoll   build and install one flavour (docs/INSTALL.md);
 #                       both flavours can share one prefix
 #   make test-cluster   the MPI tests across a simulated cluster of namespaces (docs/CLUSTER.md)
+#   make test-conformance  MPICH's whole coll/ and threads/ test suites and mpi4py's own tests,
+#                       natively and with libshmcoll preloaded, under both MPI libraries
 MPI    ?= mpich
 PREFIX ?= /usr/local
 NPROCS ?= $(shell nproc)
 BENCH_ARGS ?=
 
-.PHONY: all deps lib install build-% bench tune test test-cluster test-cluster-run test-unit test-asan test-mpi format format-check clean
+.PHONY: all deps lib install build-% bench tune test test-cluster test-cluster-run test-conformance conformance-build test-unit test-asan test-mpi format format-check clean
 
 all: lib
 
@@ -35,8 +37,20 @@ bench: deps build-mpich
 tune: deps build-mpich
 	build/mpich/bin/shmcoll-tune --mpiexec mpiexec.mpich -n $(NPROCS)
 
-test: deps format-check build-asan build-tsan build-mpich build-openmpi
+test: deps format-check build-asan build-tsan build-mpich build-openmpi conformance-build
 	bash scripts/run-tests.sh
+
+# MPICH's own test suite (coll/ and threads/ of Debian's mpich sources, fetched by apt) built
+# against both MPI libraries, in build/conformance/<mpi> (scripts/build-mpich-tests.sh).
+conformance-build: deps
+	@bash scripts/build-mpich-tests.sh mpich
+	@bash scripts/build-mpich-tests.sh openmpi
+
+# Every test of MPICH's coll/ and threads/ suites at p up to 8 and all of mpi4py's own tests, each
+# natively and with libshmcoll preloaded at its defaults, under MPICH and Open MPI (make test runs
+# a core list of them). Takes hours on 2 cores; reports in build/conformance/<mpi>/.
+test-conformance: deps build-mpich build-openmpi conformance-build
+	bash scripts/run-conformance.sh full
 
 # The MPI test programs of both libraries across a simulated multi-node cluster (network, UTS, IPC
 # and mount namespaces on this machine; needs root, skips with one line where it cannot run).

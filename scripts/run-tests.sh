@@ -55,6 +55,11 @@ SHMCOLL_HEAP=malloc run_tier build/mpich 'mpi' "MPI integration tests, MPICH, SH
 run_tier build/openmpi 'mpi' "MPI integration tests, Open MPI"
 run_script "installation: both flavours into one prefix, used by preload, pkg-config and CMake" \
     bash tests/install/test_install.sh build/mpich build/openmpi
+# MPICH's own collective and thread tests (a core list) and mpi4py's collective test modules,
+# each natively and with libshmcoll preloaded at its defaults, under both MPI libraries
+# (scripts/run-conformance.sh; `make test-conformance` runs the whole suites).
+run_script "conformance: MPICH's test suite (core list) and mpi4py's tests, native against preloaded" \
+    bash scripts/run-conformance.sh core
 
 shm_after=$(count_segments)
 if [ "$shm_after" -gt "$shm_before" ]; then

@@ -96,41 +96,58 @@ def kill_job(known):
 def run_job(cmd, cwd=None, timeout=None, progress=None, stall=None):
     """Runs cmd in a session of its own. Returns (exit status, or None when it was killed,
     stdout, stderr, seconds). It is killed, with every process of its session, after `timeout`
-    seconds, or when `progress()` (polled every second) has not changed for `stall` seconds.
-    Ranks a launcher that returned left behind (seen at a poll) are ended too."""
+    seconds, or when `progress()` (polled every second) has not changed for `stall` seconds,
+    or when the runner itself is interrupted or terminated. Ranks a launcher that returned left
+    behind (seen at a poll) are ended too."""
     clean = {k: v for k, v in os.environ.items()
              if not k.startswith("SHMCOLL_") and k != "LD_PRELOAD"}
     start = time.monotonic()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(cmd, cwd=cwd, env=clean, stdout=out, stderr=err,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
-        last, last_change, rc, known = None, start, None, {}
-        while True:
-            try:
-                rc = proc.wait(timeout=1)
-                break
-            except subprocess.TimeoutExpired:
-                pass
-            known.update(job_processes(proc.pid))
-            now = time.monotonic()
-            if timeout is not None and now - start > timeout:
-                break
-            if progress is not None and stall is not None:
-                state = progress()
-                if state != last:
-                    last, last_change = state, now
-                elif now - last_change > stall:
-                    break
-        # The launcher first (it takes its ranks down with it), then whatever is left.
-        if rc is None:
-            known.update(job_processes(proc.pid))
-            kill_job({proc.pid: known.get(proc.pid, processes().get(proc.pid, (0, 0, 0))[2])})
-            proc.wait()
-        kill_job(known)
+        rc, known = None, {}
+        try:
+            rc = _watch(proc, start, timeout, progress, stall, known)
+        finally:  # also when the runner itself is interrupted or terminated
+            # The launcher first (it takes its ranks down with it), then whatever is left.
+            if rc is None:
+                known.update(job_processes(proc.pid))
+                launcher_start = known.get(proc.pid) or processes().get(proc.pid, (0, 0, 0))[2]
+                kill_job({proc.pid: launcher_start})
+                proc.wait()
+            kill_job(known)
         out.seek(0)
         err.seek(0)
         return (rc, out.read().decode(errors="replace"), err.read().decode(errors="replace"),
                 time.monotonic() - start)
+
+
+def _watch(proc, start, timeout, progress, stall, known):
+    """Waits for the job; its exit status, or None when it is to be killed."""
+    last, last_change = None, start
+    while True:
+        try:
+            return proc.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            pass
+        known.update(job_processes(proc.pid))
+        now = time.monotonic()
+        if timeout is not None and now - start > timeout:
+            return None
+        if progress is not None and stall is not None:
+            state = progress()
+            if state != last:
+                last, last_change = state, now
+            elif now - last_change > stall:
+                return None
+
+
+def _terminated(signum, _frame):
+    raise SystemExit(128 + signum)
+
+
+# A runner that is terminated ends its job too (run_job's finally), as on Ctrl-C.
+signal.signal(signal.SIGTERM, _terminated)
 
 
 # The launchers' own banner around an abnormal end (the program's lines come before or after it).
