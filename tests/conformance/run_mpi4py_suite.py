@@ -39,6 +39,7 @@ from run_mpi4py import ensure_venv, venv_python  # noqa: E402
 
 DRIVER = os.path.join(HERE, "mpi4py_driver.py")
 GOOD = ("ok", "xfail")
+BANNER_RE = re.compile(r"^\[\d+@\S+\] ")
 BAD = ("fail", "error", "xpass")
 
 
@@ -272,6 +273,8 @@ def main():
             not_run[cls] = not_run.get(cls, 0) + 1
             continue
         print(f"FAILED preloaded: {tid}: {why}" + (f" (output: {log})" if log else ""))
+        # without main.py's banner ("[rank@host] Python 3.11 ...")
+        output = "\n".join(l for l in output.splitlines() if not BANNER_RE.match(l))
         for line in first_lines(output, 10) if output else []:
             print(f"    | {line}")
     if not_run:
