@@ -75,7 +75,8 @@ if ! apt-get source --print-uris "$srcpkg=$version" >/dev/null 2>&1; then
     $SUDO apt-get update -q >&2
 fi
 
-# apt-get source verifies the .dsc's signature and checksums; dpkg-dev extracts it.
+# apt-get source checks the files against the archive's signed index; dpkg-source (dpkg-dev)
+# unpacks them and applies Debian's patches, giving the sources the package was built from.
 command -v dpkg-source >/dev/null || DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q \
     --no-install-recommends dpkg-dev >&2
 download="$dest/download"
@@ -84,7 +85,8 @@ mkdir -p "$download"
 dsc=$(find "$download" -maxdepth 1 -name "${srcpkg}_*.dsc" | head -1)
 [ -n "$dsc" ] || { echo "fetch-mpich-tests: no .dsc downloaded" >&2; exit 1; }
 rm -rf "$tree"
-# No patches of Debian's matter to the tests; -x applies them all the same, as the package is.
+# --no-check: the signature of the .dsc needs Debian's developer keyring, which apt's check of
+# the archive index makes unnecessary.
 dpkg-source --no-check -x "$dsc" "$tree" >&2
 [ -d "$tree/test/mpi/coll" ] || { echo "fetch-mpich-tests: $tree has no test/mpi/coll" >&2; exit 1; }
 touch "$stamp"
