@@ -60,6 +60,7 @@ for mpi in "${mpis[@]}"; do
             --work "build/conformance/mpi4py-$mpi")
     # Under MPICH mpi4py's tests must run natively; under Open MPI they are compared where they do.
     [ "$mpi" = mpich ] && mpi4py+=(--required)
+    [ "$mode" = full ] && mpi4py+=(--max-restarts 30)
     if [ "$mode" = core ]; then
         suite+=(--list tests/conformance/core.list --default-time-limit 60)
         mpi4py+=(-i test_cco_ --stall 30 --max-restarts 6)

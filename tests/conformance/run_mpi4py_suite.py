@@ -112,7 +112,7 @@ def outcomes(records, np):
     return result, unfinished[0] if unfinished else None
 
 
-def run_suite(args, testdir, python, preloaded, workdir):
+def run_suite(args, testdir, python, preloaded, workdir, skipped_classes):
     """Runs the suite until a job ends without a test in progress. Returns
     ({test id: outcome}, {test id: (why, output, log) of the job it crashed or hung in}, notes,
     calls shmcoll handled, jobs that ended normally)."""
@@ -126,6 +126,7 @@ def run_suite(args, testdir, python, preloaded, workdir):
             # "*ID" matches ID exactly (main.py wraps a pattern without '*' in '*...*')
             f.write("".join(f"*{tid}\n" for tid in list(results) + list(broken)
                             if " " not in tid))
+            f.write("".join(f"*{cls}.*\n" for cls in skipped_classes))
         suite_args = ["--xfile", xfile] + [a for m in args.include for a in ("-i", m)]
         suite_args += [a for m in args.exclude for a in ("-e", m)]
         cmd = launcher(args.flavour, args.mpiexec, args.n, env) + [
@@ -174,6 +175,11 @@ def run_suite(args, testdir, python, preloaded, workdir):
             break
         why = "hang" if rc is None else f"crash (exit status {rc})"
         broken[culprit] = (why, err + out, os.path.join(outdir, "output.txt"))
+        if not preloaded and rc is None:
+            # A test that hangs natively says nothing about shmcoll, and its class's other tests
+            # tend to hang alike (mpi4py.util.sync's under MPICH with more ranks than cores):
+            # the class is left out rather than waited for test by test.
+            skipped_classes.append(culprit.rsplit(".", 1)[0])
     else:
         notes.append(f"{kind}: still crashing after {args.max_restarts} restarts; "
                      "the rest of the suite did not run")
@@ -226,9 +232,12 @@ def main():
           + (f", modules {' '.join(args.include)}" if args.include else "")
           + (f", without {' '.join(args.exclude)}" if args.exclude else ""), flush=True)
 
-    native, native_broken, native_notes, _, _ = run_suite(args, testdir, python, False, workdir)
+    # Classes with a test that hangs natively are left out of both runs (see run_suite).
+    skipped_classes = []
+    native, native_broken, native_notes, _, _ = run_suite(args, testdir, python, False, workdir,
+                                                          skipped_classes)
     preload, preload_broken, preload_notes, handled, normal_ends = run_suite(
-        args, testdir, python, True, workdir)
+        args, testdir, python, True, workdir, skipped_classes)
 
     passing = sorted(tid for tid, outcome in native.items() if outcome in GOOD)
     passed, failed = [], []
@@ -262,6 +271,8 @@ def main():
     for tid, outcome in sorted(native.items()):
         if outcome in ("fail", "error"):
             print(f"SKIPPED (fails natively: {outcome}): {tid}")
+    for cls in skipped_classes:
+        print(f"SKIPPED (a test of it hangs natively): the rest of {cls}")
     for note in native_notes:
         print(f"note (native): {note}")
     print(f"preloaded: {len(passed)} of the {len(passing)} natively passing tests passed; "
