@@ -8,13 +8,16 @@
 #   make test-cluster   the MPI tests across a simulated cluster of namespaces (docs/CLUSTER.md)
 #   make apps           Debian's MPI applications (CP2K, LAMMPS, Quantum ESPRESSO, mpi4py) natively
 #                       and with shmcoll preloaded: times, collective profiles, answers (docs/APPS.md)
+#   make test-conformance  MPICH's whole coll/ and threads/ test suites and mpi4py's own tests,
+#                       natively and with libshmcoll preloaded, under both MPI libraries
 MPI    ?= mpich
 PREFIX ?= /usr/local
 NPROCS ?= $(shell nproc)
 BENCH_ARGS ?=
 
 .PHONY: all deps apps-deps lib install build-% build-mpich-asan build-mpich-tsan bench apps tune \
-        test test-cluster test-cluster-run test-unit test-asan test-mpi format format-check clean
+        test test-cluster test-cluster-run test-conformance conformance-build test-unit test-asan \
+        test-mpi format format-check clean
 
 all: lib
 
@@ -48,13 +51,13 @@ tune: deps build-mpich
 	build/mpich/bin/shmcoll-tune --mpiexec mpiexec.mpich -n $(NPROCS)
 
 test: deps format-check build-asan build-tsan build-mpich build-openmpi build-mpich-asan \
-      build-mpich-tsan
+      build-mpich-tsan conformance-build
 	bash scripts/run-tests.sh
 
 # The sanitizer trees of the MPI layer build the library and the programs their test labels run
-# (tests/mpi/CMakeLists.txt: asan, tsan).
+# (tests/mpi/CMakeLists.txt: mpi-asan, mpi-tsan).
 MPI_ASAN_PROGRAMS = mpi_coll mpi_datatypes mpi_nonblocking mpi_repeat mpi_calibrate mpi_heap \
-	mpi_fallback mpi_progress mpi_semantics mpi_threads_nb mpi_mixed_config
+	mpi_fallback mpi_progress mpi_semantics mpi_threads_nb mpi_mixed_config mpi_scan
 MPI_TSAN_PROGRAMS = mpi_threads mpi_threads_nb mpi_nonblocking mpi_progress
 build-mpich-asan:
 	@cmake --preset mpich-asan >/dev/null
@@ -62,6 +65,18 @@ build-mpich-asan:
 build-mpich-tsan:
 	@cmake --preset mpich-tsan >/dev/null
 	@cmake --build build/mpich-tsan -j $(NPROCS) --target shmcoll $(MPI_TSAN_PROGRAMS)
+
+# MPICH's own test suite (coll/ and threads/ of Debian's mpich sources, fetched by apt) built
+# against both MPI libraries, in build/conformance/<mpi> (scripts/build-mpich-tests.sh).
+conformance-build: deps
+	@bash scripts/build-mpich-tests.sh mpich
+	@bash scripts/build-mpich-tests.sh openmpi
+
+# Every test of MPICH's coll/ and threads/ suites at p up to 8 and all of mpi4py's own tests, each
+# natively and with libshmcoll preloaded at its defaults, under MPICH and Open MPI (make test runs
+# a core list of them). Takes hours on 2 cores; reports in build/conformance/<mpi>/.
+test-conformance: deps build-mpich build-openmpi conformance-build
+	bash scripts/run-conformance.sh full
 
 # The MPI test programs of both libraries across a simulated multi-node cluster (network, UTS, IPC
 # and mount namespaces on this machine; needs root, skips with one line where it cannot run).

@@ -10,7 +10,8 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 for pkg in build-essential cmake ninja-build pkg-config libhwloc-dev hwloc \
            mpich libmpich-dev openmpi-bin libopenmpi-dev gfortran clang-format \
            python3 python3-dev python3-venv python3-pip python3-matplotlib \
-           iproute2 util-linux shellcheck; do
+           iproute2 util-linux shellcheck \
+           dpkg-dev; do  # dpkg-dev: dpkg-source unpacks the MPICH sources of the conformance tests
     have_pkg "$pkg" || need+=("$pkg")
 done
 

@@ -59,6 +59,11 @@ run_tier build/mpich-asan 'mpi-asan' "the MPI layer under ASan+UBSan, MPICH (a s
 run_tier build/mpich-tsan 'mpi-tsan' "threaded MPI tests under ThreadSanitizer, MPICH"
 run_script "installation: both flavours into one prefix, used by preload, pkg-config and CMake" \
     bash tests/install/test_install.sh build/mpich build/openmpi
+# MPICH's own collective and thread tests (a core list) and mpi4py's collective test modules,
+# each natively and with libshmcoll preloaded at its defaults, under both MPI libraries
+# (scripts/run-conformance.sh; `make test-conformance` runs the whole suites).
+run_script "conformance: MPICH's test suite (core list) and mpi4py's tests, native against preloaded" \
+    bash scripts/run-conformance.sh core
 
 shm_after=$(count_segments)
 if [ "$shm_after" -gt "$shm_before" ]; then

@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+"""Runs MPICH's own test suite (test/mpi/coll and test/mpi/threads, built against one MPI library
+by scripts/build-mpich-tests.sh) twice per test: natively, and with libshmcoll preloaded, and
+reports every test that passes natively but fails or hangs preloaded.
+
+Why: these are the MPI implementors' conformance tests of the collectives; shmcoll replaces those
+collectives under any unchanged program, so each of them must still pass with it.
+
+The tests come from each directory's `testlist` (and `testlist.dtp`, the derived-datatype runs of
+coll/), in MPICH's format: `program np [arg=A] [env=K=V] [timeLimit=S] [xfail=WHY] [mem=GB]
+[strict=false] [mpiversion=X.Y] ...`; a line naming a directory reads that directory's list. A
+test passes, as MPICH's runtests has it, when the job exits 0 and prints a line " No Errors".
+
+  * np is capped at --max-np (8): more ranks than that only oversubscribe the machine further.
+  * The preloaded run passes LD_PRELOAD through the launcher (-genv for MPICH's mpiexec, -x for
+    Open MPI's), at the library's shipped defaults: no SHMCOLL_* variable is set except
+    SHMCOLL_STATS=1 (inherited ones are removed). Rank 0 then prints "shmcoll: handled N calls,
+    fell back M" at MPI_Finalize; a preloaded run that passes without that line fails (the
+    preload did not take), and so does a suite in which shmcoll handled no call at all.
+  * Every run is bounded: the test's timeLimit (MPICH's default 180 s, --default-time-limit),
+    times np / cores when the ranks oversubscribe the cores (Debian's MPICH busy-polls); a
+    preloaded run at least twice its native run's time plus 30 s. A run still going then is
+    killed, with everything it started, and reported as a hang. A preloaded run that passes but
+    takes more than twice as long as the native one is listed as slow (not a failure).
+  * A test that fails natively is reported and skipped (it says nothing about shmcoll); so are
+    xfail tests (MPICH's runtests skips them too), tests needing more memory than the machine
+    has, and programs that did not build (under Open MPI: the MPICH extensions it lacks; under
+    MPICH every program must build, so a missing one fails).
+
+With --list FILE only the tests FILE names run: lines `dir/program np [arg=...]`, each taking the
+options of that program's testlist line (the first one whose args match, if args are given) and
+running at the np FILE gives. The last line printed is `<label>: N passed, M failed`.
+"""
+import argparse
+import os
+import re
+import shlex
+import sys
+import time
+
+from mpijob import (HANDLED_RE, first_lines, launcher, linked_mpi, preload_env, run_job)
+
+NO_ERRORS_RE = re.compile(r"^\s*No [Ee]rrors\s*$", re.M)
+SUITE_DIRS = ("coll", "threads")
+TESTLISTS = ("testlist", "testlist.dtp")
+DEFAULT_TIME_LIMIT = 180  # MPICH runtests' default, seconds
+
+
+class Test:
+    def __init__(self, directory, program, np, options, source):
+        self.directory = directory  # relative to the suite's build tree, e.g. "coll"
+        self.program = program
+        self.np = np
+        self.args = options.get("arg", [])
+        self.env = [e.partition("=")[::2] for e in options.get("env", [])]
+        self.mpiexec_args = options.get("mpiexecarg", [])
+        self.time_limit = options.get("timeLimit")
+        self.xfail = options.get("xfail")
+        self.mem = options.get("mem")
+        self.mpiversion = options.get("mpiversion")
+        self.result_test = options.get("resultTest")
+        self.source = source  # "file:line" of the testlist entry
+
+    @property
+    def name(self):
+        words = [f"{self.directory}/{self.program}", str(self.np)] + self.args
+        words += [f"{k}={v}" for k, v in self.env]
+        return " ".join(words)
+
+
+def parse_line(line):
+    """(program, np or None, {key: value or [values]}) of one testlist line, or None."""
+    line = line.strip()
+    if not line or line.startswith("#"):
+        return None
+    words = line.split()
+    program, np, options = words[0], None, {}
+    rest = words[1:]
+    if rest and re.fullmatch(r"\d+", rest[0]):
+        np = int(rest.pop(0))
+    for word in rest:
+        key, sep, value = word.partition("=")
+        if not sep:
+            raise ValueError(f"not key=value: {word!r}")
+        if key in ("arg", "env", "mpiexecarg"):
+            options.setdefault(key, []).append(value)
+        else:
+            options[key] = value
+    return program, np, options
+
+
+def source_dir(root):
+    """The suite's source directory (test/mpi) that the build tree `root` was configured from."""
+    with open(os.path.join(root, "Makefile")) as f:
+        m = re.search(r"^abs_top_srcdir = (.*)$", f.read(), re.M)
+    if not m:
+        raise SystemExit(f"{root}/Makefile names no abs_top_srcdir")
+    return m.group(1).strip()
+
+
+def read_suite(root, src, directory, lists=TESTLISTS, default_np=2):
+    """Every test of `directory` (relative to root) and the directories its lists name. A list
+    made by configure (from testlist.in) is in the build tree, the others in the sources, which
+    is where MPICH's runtests reads them too."""
+    tests = []
+    for listname in lists:
+        path = os.path.join(root, directory, listname)
+        if not os.path.isfile(path):
+            path = os.path.join(src, directory, listname)
+        if not os.path.isfile(path):
+            continue
+        with open(path) as f:
+            for number, line in enumerate(f, 1):
+                try:
+                    parsed = parse_line(line)
+                except ValueError as e:
+                    raise SystemExit(f"{path}:{number}: {e}")
+                if parsed is None:
+                    continue
+                program, np, options = parsed
+                sub = os.path.join(directory, program)
+                if os.path.isdir(os.path.join(root, sub)):
+                    tests += read_suite(root, src, sub, lists, default_np)
+                    continue
+                where = os.path.relpath(path, root if path.startswith(root) else src)
+                tests.append(Test(directory, program, np or default_np, options,
+                                  f"{where}:{number}"))
+    return tests
+
+
+def select(tests, list_file):
+    """The tests list_file names, with its np (see the module's doc)."""
+    chosen = []
+    with open(list_file) as f:
+        for number, line in enumerate(f, 1):
+            parsed = parse_line(line)
+            if parsed is None:
+                continue
+            path, np, options = parsed
+            directory, _, program = path.rpartition("/")
+            want_args = options.get("arg")
+            candidates = [t for t in tests if t.directory == directory and t.program == program
+                          and (want_args is None or t.args == want_args)]
+            if not candidates:
+                raise SystemExit(f"{list_file}:{number}: no testlist entry for {line.strip()!r}")
+            base = candidates[0]
+            test = Test(directory, program, np or base.np, {}, base.source)
+            test.__dict__.update({k: v for k, v in base.__dict__.items()
+                                  if k not in ("np", "directory", "program")})
+            chosen.append(test)
+    return chosen
+
+
+def mpi_version(flavour):
+    """(major, minor) of the MPI standard the library implements, from its header."""
+    header = {"mpich": "/usr/include/x86_64-linux-gnu/mpich/mpi.h",
+              "openmpi": "/usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h"}[flavour]
+    try:
+        with open(header) as f:
+            text = f.read()
+        major = re.search(r"#define\s+MPI_VERSION\s+(\d+)", text).group(1)
+        minor = re.search(r"#define\s+MPI_SUBVERSION\s+(\d+)", text).group(1)
+        return int(major), int(minor)
+    except (OSError, AttributeError):
+        return None
+
+
+def memory_gb():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) / 2**20
+    return 0.0
+
+
+def verdict(rc, out, err, timeout):
+    """None if the run passed, else why not."""
+    if rc is None:
+        return f"hang: no exit within {timeout:.0f} s (killed)"
+    if rc != 0:
+        return f"exit status {rc}" + ("" if NO_ERRORS_RE.search(out + err) else
+                                      ", no ' No Errors'")
+    if not NO_ERRORS_RE.search(out + err):
+        return "exit status 0 but no ' No Errors' line"
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--flavour", required=True, choices=("mpich", "openmpi"))
+    parser.add_argument("--tests", required=True,
+                        help="the suite's build tree (build/conformance/<mpi>)")
+    parser.add_argument("--lib", required=True, help="libshmcoll.so to preload")
+    parser.add_argument("--mpiexec", help="launcher (default mpiexec.<flavour>)")
+    parser.add_argument("--list", help="run only the tests this file names")
+    parser.add_argument("--dirs", default=",".join(SUITE_DIRS),
+                        help="suite directories (default coll,threads)")
+    parser.add_argument("--max-np", type=int, default=8)
+    parser.add_argument("--default-time-limit", type=float, default=DEFAULT_TIME_LIMIT)
+    parser.add_argument("--only", action="append", default=[],
+                        help="regular expression on 'dir/program np args' (repeatable)")
+    parser.add_argument("--label", help="name in the final line (default mpich-suite-<flavour>)")
+    parser.add_argument("--report", help="also write the failures' report to this file")
+    parser.add_argument("--logs", help="directory for the whole output of each preloaded run")
+    args = parser.parse_args()
+
+    mpiexec = args.mpiexec or f"mpiexec.{args.flavour}"
+    label = args.label or f"mpich-suite-{args.flavour}"
+    lib = os.path.abspath(args.lib)
+    root = os.path.abspath(args.tests)
+    if not os.path.isfile(lib):
+        print(f"ERROR: {lib} does not exist (make build-{args.flavour})")
+        print(f"{label}: 0 passed, 1 failed")
+        return 1
+    tests = []
+    src = source_dir(root)
+    for directory in args.dirs.split(","):
+        if not os.path.isfile(os.path.join(root, directory, "testlist")):
+            print(f"ERROR: no {directory}/testlist in {root} "
+                  f"(scripts/build-mpich-tests.sh {args.flavour})")
+            print(f"{label}: 0 passed, 1 failed")
+            return 1
+        tests += read_suite(root, src, directory)
+    # The suite must have been built against the library under test (mpicc.<flavour>).
+    want = "libmpich" if args.flavour == "mpich" else "libmpi.so"
+    built = [os.path.join(root, t.directory, t.program) for t in tests]
+    built = [p for p in built if os.access(p, os.X_OK)]
+    if not built or want not in linked_mpi(built[0]):
+        print(f"ERROR: the suite in {root} is not built against {args.flavour} "
+              f"({built[0] if built else 'no program'}: {linked_mpi(built[0]) if built else ''})")
+        print(f"{label}: 0 passed, 1 failed")
+        return 1
+    if args.logs:
+        os.makedirs(args.logs, exist_ok=True)
+    if args.list:
+        tests = select(tests, args.list)
+    if args.only:
+        tests = [t for t in tests if any(re.search(p, t.name) for p in args.only)]
+
+    cores = os.cpu_count() or 1
+    memory = memory_gb()
+    version = mpi_version(args.flavour)
+    passed, failed, skipped, slow = [], [], [], []
+    handled_total = 0
+    suite_start = time.monotonic()
+    print(f"{label}: {len(tests)} tests from {root}, preloading {lib}; np capped at "
+          f"{args.max_np}, {cores} cores", flush=True)
+    for index, test in enumerate(tests, 1):
+        np = min(test.np, args.max_np)
+        tag = f"[{index}/{len(tests)}] {test.name}" + (f" (np {np})" if np != test.np else "")
+        program = os.path.join(root, test.directory, test.program)
+        why_skip = None
+        if test.xfail:
+            why_skip = f"xfail={test.xfail} (MPICH's runtests skips these)"
+        elif test.mem and float(test.mem) > memory:
+            why_skip = f"needs {test.mem} GB, the machine has {memory:.0f}"
+        elif test.mpiversion and version and \
+                tuple(int(x) for x in test.mpiversion.split(".")) > version:
+            why_skip = f"needs MPI {test.mpiversion}, the library implements " \
+                       f"{version[0]}.{version[1]}"
+        elif test.result_test:
+            why_skip = f"resultTest={test.result_test}: a check this runner does not implement"
+        elif not os.access(program, os.X_OK):
+            if args.flavour == "mpich":
+                failed.append((test, "not built: the program did not build against MPICH", ""))
+                print(f"FAIL {tag}: not built", flush=True)
+                continue
+            why_skip = "not built: does not compile or link against this MPI library"
+        if why_skip:
+            skipped.append((test, why_skip))
+            print(f"SKIP {tag}: {why_skip}", flush=True)
+            continue
+
+        limit = float(test.time_limit) if test.time_limit else args.default_time_limit
+        timeout = limit * max(1.0, np / cores)
+        cmd_args = test.mpiexec_args + [program] + test.args
+        native_cmd = launcher(args.flavour, mpiexec, np, test.env) + cmd_args
+        rc, out, err, secs = run_job(native_cmd, os.path.dirname(program), timeout)
+        why = verdict(rc, out, err, timeout)
+        if why:
+            skipped.append((test, f"fails natively ({why})"))
+            print(f"SKIP {tag}: fails natively ({why}, {secs:.1f} s)", flush=True)
+            for line in first_lines(err + out, 4):
+                print(f"    native| {line}")
+            continue
+        native_secs = secs
+
+        # A preloaded run gets the same bound, and at least twice the native run's time: a test
+        # near its limit natively is not called a hang for being slower (that is reported).
+        timeout = max(timeout, 2 * native_secs + 30)
+        env = list(test.env) + preload_env(lib)
+        preload_cmd = launcher(args.flavour, mpiexec, np, env) + cmd_args
+        rc, out, err, secs = run_job(preload_cmd, os.path.dirname(program), timeout)
+        why = verdict(rc, out, err, timeout)
+        stats = HANDLED_RE.findall(out + err)
+        if args.logs:
+            name = re.sub(r"[^\w.=-]+", "_", test.name)
+            with open(os.path.join(args.logs, f"{name}.log"), "w") as f:
+                f.write(f"run: {shlex.join(preload_cmd)}\nexit status {rc}, {secs:.1f} s\n"
+                        f"--- stderr\n{err}--- stdout\n{out}")
+        if not why and not stats:
+            why = "no 'shmcoll: handled N calls' line: the preload did not take"
+        if stats:
+            handled_total += sum(int(h) for h, _ in stats)
+        stats_note = (f"handled {stats[-1][0]}, fell back {stats[-1][1]}" if stats
+                      else "no stats line")
+        if why:
+            failed.append((test, why, err + out, shlex.join(preload_cmd)))
+            print(f"FAIL {tag}: {why} ({secs:.1f} s preloaded, {native_secs:.1f} s native; "
+                  f"{stats_note})", flush=True)
+            for line in first_lines(err + out):
+                print(f"    | {line}")
+        else:
+            passed.append(test)
+            if secs > 2 * native_secs and secs > 5:
+                slow.append((test, secs, native_secs))
+            print(f"ok   {tag}: {secs:.1f} s preloaded, {native_secs:.1f} s native; "
+                  f"{stats_note}", flush=True)
+
+    elapsed = time.monotonic() - suite_start
+    harness_failures = []
+    if passed and handled_total == 0:
+        harness_failures.append("shmcoll handled no call in the whole suite: the preload did "
+                                "not take")
+    report = [f"{label}: {len(passed)} passed, {len(failed)} failed (shmcoll), "
+              f"{len(skipped)} skipped, {elapsed:.0f} s; shmcoll handled {handled_total} calls"]
+    for entry in failed:
+        test, why, output = entry[0], entry[1], entry[2]
+        report.append(f"FAILED preloaded: {test.name} (np {min(test.np, args.max_np)}; "
+                      f"{test.source}): {why}")
+        if len(entry) > 3:
+            report.append(f"    run: {entry[3]}")
+        report += [f"    | {line}" for line in first_lines(output)]
+    for test, secs, native_secs in slow:
+        report.append(f"SLOW preloaded (passed): {test.name}: {secs:.1f} s, native "
+                      f"{native_secs:.1f} s")
+    skips = {}
+    for test, why in skipped:
+        skips.setdefault(why.split(" (")[0] if why.startswith("fails natively") else why,
+                         []).append(test.name)
+    for why, names in skips.items():
+        report.append(f"SKIPPED ({why}): " + "; ".join(names))
+    report += [f"ERROR: {e}" for e in harness_failures]
+    print("\n".join(["", "== summary"] + report))
+    if args.report:
+        with open(args.report, "w") as f:
+            f.write("\n".join(report) + "\n")
+    print(f"{label}: {len(passed)} passed, {len(failed) + len(harness_failures)} failed")
+    return 1 if failed or harness_failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
