@@ -147,6 +147,11 @@ typedef struct shmcoll_mpi_coll_desc {
     /* Where the datatype fields of `margs` are: the i-th (0, 1), or NULL past the last. A request
      * duplicates the derived ones for its life (request.c). NULL: the collective has none. */
     MPI_Datatype *(*types)(void *margs, int i);
+    /* Where the count and displacement arrays of `margs` significant at `rank` of `size` are:
+     * the i-th (0..3), with *bytes its size, or NULL (none at i, or not significant here). A
+     * request copies them for its life: MPI lets the application keep them only that long, and
+     * a binding may pass temporaries (mpi4py's recvcounts=None). NULL: the collective has none. */
+    const void **(*arrays)(void *margs, int i, int rank, int size, size_t *bytes);
 } shmcoll_mpi_coll_desc_t;
 
 /* The names of a collective's three forms, e.g. SHMCOLL_MPI_NAMES(Allreduce, Iallreduce). */

@@ -27,6 +27,7 @@ static const shmcoll_mpi_coll_desc_t barrier_desc = {SHMCOLL_MPI_BARRIER,
                                                      fallback,
                                                      0,
                                                      key,
+                                                     NULL,
                                                      NULL};
 
 /* Its three forms; MPI has no large-count barrier. */

@@ -82,6 +82,13 @@ static MPI_Datatype *types(void *margs, int i) {
     return i == 0 ? &((reduce_scatter_args_t *)margs)->datatype : NULL;
 }
 
+static const void **arrays(void *margs, int i, int rank, int size, size_t *bytes) {
+    reduce_scatter_args_t *a = margs;
+    if (i != 0 || !a->varying) return NULL;
+    *bytes = (size_t)size * (a->wide ? sizeof(MPI_Count) : sizeof(int));
+    return &a->recvcounts;
+}
+
 static const shmcoll_mpi_coll_desc_t block_desc = {
     SHMCOLL_MPI_REDUCE_SCATTER_BLOCK,
     SHMCOLL_MPI_NAMES(Reduce_scatter_block, Ireduce_scatter_block),
@@ -90,7 +97,8 @@ static const shmcoll_mpi_coll_desc_t block_desc = {
     fallback,
     sizeof(reduce_scatter_args_t),
     key,
-    types};
+    types,
+    arrays};
 static const shmcoll_mpi_coll_desc_t varying_desc = {
     SHMCOLL_MPI_REDUCE_SCATTER,
     SHMCOLL_MPI_NAMES(Reduce_scatter, Ireduce_scatter),
@@ -99,7 +107,8 @@ static const shmcoll_mpi_coll_desc_t varying_desc = {
     fallback,
     sizeof(reduce_scatter_args_t),
     key,
-    types};
+    types,
+    arrays};
 
 static int reduce_scatter_any(const void *sendbuf, void *recvbuf, int varying,
                               const void *recvcounts, MPI_Count count, MPI_Datatype datatype,

@@ -23,6 +23,25 @@ MPI_Datatype *shmcoll_mpi_move_types(void *margs, int i) {
     return i == 0 ? &a->send.datatype : i == 1 ? &a->recv.datatype : NULL;
 }
 
+const void **shmcoll_mpi_move_arrays(void *margs, int i, int rank, int size, size_t *bytes) {
+    shmcoll_mpi_move_args_t *a = margs;
+    if (!a->varying || i < 0 || i > 3) return NULL;
+    shmcoll_mpi_side_t *side = i < 2 ? &a->send : &a->recv;
+    /* The v-side of each collective: gatherv's receive side and scatterv's send side at the root
+     * only, allgatherv's receive side everywhere, both of alltoallv's. */
+    const int at_root = rank == a->root;
+    const int significant = a->coll == SHMCOLL_MPI_ALLTOALLV    ? 1
+                            : a->coll == SHMCOLL_MPI_ALLGATHERV ? i >= 2
+                            : a->coll == SHMCOLL_MPI_GATHERV    ? i >= 2 && at_root
+                            : a->coll == SHMCOLL_MPI_SCATTERV   ? i < 2 && at_root
+                                                                : 0;
+    if (!significant) return NULL;
+    const size_t element = i % 2 ? (a->wide ? sizeof(MPI_Aint) : sizeof(int))
+                                 : (a->wide ? sizeof(MPI_Count) : sizeof(int));
+    *bytes = (size_t)size * element;
+    return i % 2 ? &side->displs : &side->counts;
+}
+
 int shmcoll_mpi_move_fallback(const void *margs, MPI_Comm comm, int large,
                               const shmcoll_mpi_how_t *how) {
     const shmcoll_mpi_move_args_t *a = margs;

@@ -43,6 +43,10 @@ int shmcoll_mpi_move_call(const shmcoll_mpi_coll_desc_t descs[2], const void *se
 /* The datatype fields of the arguments (call.h): the send side's, then the receive side's. */
 MPI_Datatype *shmcoll_mpi_move_types(void *margs, int i);
 
+/* The count and displacement arrays of the arguments significant at `rank` (call.h): the send
+ * side's counts and displacements, then the receive side's. */
+const void **shmcoll_mpi_move_arrays(void *margs, int i, int rank, int size, size_t *bytes);
+
 /* The MPI library's own collective (a->coll) with the same arguments: every descriptor's
  * fallback. */
 int shmcoll_mpi_move_fallback(const void *margs, MPI_Comm comm, int large,
@@ -86,7 +90,7 @@ void shmcoll_mpi_move_check_rooted(const shmcoll_mpi_move_args_t *a, int scatter
 #define SHMCOLL_MPI_MOVE_DESC(prepare, payload, coll, Name, IName, key)                            \
     {                                                                                              \
         coll, SHMCOLL_MPI_NAMES(Name, IName), prepare, payload, shmcoll_mpi_move_fallback,         \
-            sizeof(shmcoll_mpi_move_args_t), key, shmcoll_mpi_move_types                           \
+            sizeof(shmcoll_mpi_move_args_t), key, shmcoll_mpi_move_types, shmcoll_mpi_move_arrays  \
     }
 
 /* The parameters of the collectives without a v (allgather and alltoall; gather and scatter with

@@ -55,6 +55,9 @@ struct shmcoll_mpi_op {
      * start still needs them. op->margs names these. */
     MPI_Datatype held[HELD_TYPES];
     int nheld;
+    /* ... and its count and displacement arrays, copied (op->margs points here). */
+    unsigned char *arrays;
+    size_t arrays_cap;
     shmcoll_mpi_call_t call;
     shmcoll_group_op_t gop; /* the group's part */
     size_t *sizes;          /* call.sizes: 4 x size */
@@ -193,12 +196,38 @@ static shmcoll_status_t op_sizes(shmcoll_mpi_op_t *op, int size) {
     return SHMCOLL_OK;
 }
 
-/* The operation's own copy of the MPI arguments, its derived datatypes duplicated (held until
- * the operation is released), which prepare and every later use read. */
+/* Copies the count and displacement arrays op->margs names into op->arrays, and names those. */
+static shmcoll_status_t op_hold_arrays(shmcoll_mpi_op_t *op, const shmcoll_mpi_coll_desc_t *desc,
+                                       int rank, int size) {
+    const void **field[4];
+    size_t bytes[4], total = 0;
+    for (int i = 0; i < 4; i++) {
+        field[i] = desc->arrays ? desc->arrays(op->margs, i, rank, size, &bytes[i]) : NULL;
+        if (field[i] && !*field[i]) field[i] = NULL; /* missing: prepare rejects the call */
+        if (field[i]) total += (bytes[i] + 15) & ~(size_t)15;
+    }
+    if (total > op->arrays_cap) {
+        unsigned char *grown = realloc(op->arrays, total);
+        if (!grown) return SHMCOLL_ERR_NO_MEMORY;
+        op->arrays = grown;
+        op->arrays_cap = total;
+    }
+    for (int i = 0, at = 0; i < 4; i++) {
+        if (!field[i]) continue;
+        memcpy(op->arrays + at, *field[i], bytes[i]);
+        *field[i] = op->arrays + at;
+        at += (int)((bytes[i] + 15) & ~(size_t)15);
+    }
+    return SHMCOLL_OK;
+}
+
+/* The operation's own copy of the MPI arguments, its derived datatypes duplicated and its arrays
+ * copied (held until the operation is released), which prepare and every later use read. */
 static shmcoll_status_t op_hold(shmcoll_mpi_op_t *op, const shmcoll_mpi_coll_desc_t *desc,
                                 const void *margs) {
     if (desc->margs_size > MARGS_BYTES) return SHMCOLL_ERR_NO_MEMORY;
     if (desc->margs_size) memcpy(op->margs, margs, desc->margs_size);
+    SHMCOLL_CHECK(op_hold_arrays(op, desc, op->call.state->rank, op->call.state->size));
     for (int i = 0; desc->types && i < HELD_TYPES; i++) {
         MPI_Datatype *type = desc->types(op->margs, i);
         shmcoll_mpi_layout_t layout;
@@ -629,6 +658,7 @@ void shmcoll_mpi_request_finalize(void) {
         pool = op->hnext;
         PMPI_Request_free(&op->handle);
         free(op->sizes);
+        free(op->arrays);
         free(op);
     }
     if (handle_comm != MPI_COMM_NULL) PMPI_Comm_free(&handle_comm);
