@@ -28,14 +28,18 @@ static void lane_release(shmcoll_lane_t *lane) {
 }
 
 /* ---- The engine: lanes holding non-blocking tasks ----------------------------------------
- * A pass holds engine_lock throughout, so a lane leaves the list (and its team may be destroyed)
- * only between passes; a task that finishes inside a pass leaves through the same thread, which
- * then holds the lock already (in_pass). Other threads never wait for a pass: they skip it. */
+ * A lane joins the list with its first non-blocking task and stays while it has any, or until a
+ * pass finds it without (it leaves then, lazily, so that a stream of MPI_Iallreduce + MPI_Wait
+ * takes no lock per call). A pass holds engine_lock throughout, so a lane leaves the list (and
+ * its team may be destroyed) only between passes; a lane that joins inside a pass does so
+ * through the same thread, which then holds the lock already (in_pass). Other threads never
+ * wait for a pass: they skip it. engine_tasks counts the non-blocking tasks queued anywhere: a
+ * pass with none is one load. */
 
 static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
 static shmcoll_lane_t **engine_lanes;
 static int engine_count, engine_capacity;
-static atomic_int engine_active;  /* engine_count, read without the lock */
+static atomic_int engine_tasks;   /* non-blocking tasks queued on any lane */
 static void (*engine_hook)(void); /* the layers above: what they have in flight (set once) */
 static __thread int in_pass;
 
@@ -49,6 +53,7 @@ static void engine_lock_give(void) {
 
 static shmcoll_status_t engine_add(shmcoll_lane_t *lane) {
     shmcoll_status_t status = SHMCOLL_OK;
+    if (atomic_load_explicit(&lane->listed, memory_order_acquire)) return status;
     engine_lock_take();
     if (engine_count == engine_capacity) {
         int capacity = engine_capacity ? 2 * engine_capacity : 16;
@@ -58,31 +63,27 @@ static shmcoll_status_t engine_add(shmcoll_lane_t *lane) {
         else
             status = SHMCOLL_ERR_NO_MEMORY;
     }
-    if (status == SHMCOLL_OK) engine_lanes[engine_count++] = lane;
-    atomic_store_explicit(&engine_active, engine_count, memory_order_relaxed);
+    if (status == SHMCOLL_OK && !atomic_load_explicit(&lane->listed, memory_order_relaxed)) {
+        engine_lanes[engine_count++] = lane;
+        atomic_store_explicit(&lane->listed, 1, memory_order_release);
+    }
     engine_lock_give();
     return status;
 }
 
-static void engine_remove(shmcoll_lane_t *lane) {
-    engine_lock_take();
-    for (int i = 0; i < engine_count; i++)
-        if (engine_lanes[i] == lane) {
-            engine_lanes[i] = engine_lanes[--engine_count];
-            break;
-        }
-    atomic_store_explicit(&engine_active, engine_count, memory_order_relaxed);
-    engine_lock_give();
+/* Lane i leaves the list (engine_lock held). */
+static void engine_drop(int i) {
+    atomic_store_explicit(&engine_lanes[i]->listed, 0, memory_order_release);
+    engine_lanes[i] = engine_lanes[--engine_count];
 }
 
 void shmcoll_engine_forget(shmcoll_team_t *team) {
     engine_lock_take();
     for (int i = 0; i < engine_count;)
         if (engine_lanes[i] >= team->lanes && engine_lanes[i] < team->lanes + SHMCOLL_MAX_LANES)
-            engine_lanes[i] = engine_lanes[--engine_count];
+            engine_drop(i);
         else
             i++;
-    atomic_store_explicit(&engine_active, engine_count, memory_order_relaxed);
     engine_lock_give();
     /* A thread that still drives one of its lanes (finishing a task it found done) lets go
      * before the team's memory goes. */
@@ -118,7 +119,10 @@ static void lane_pop(shmcoll_lane_t *lane) {
     lane->head = task->next;
     if (!lane->head) lane->tail = NULL;
     task_finished(task);
-    if (task->nonblocking && --lane->nonblocking == 0) engine_remove(lane);
+    if (task->nonblocking) {
+        lane->nonblocking--;
+        atomic_fetch_sub_explicit(&engine_tasks, 1, memory_order_relaxed);
+    }
 }
 
 /* Runs the head's progress once. A failed team fails every task still queued. */
@@ -212,14 +216,15 @@ shmcoll_status_t shmcoll_task_start(shmcoll_team_t *team, shmcoll_task_t *task) 
     task->waiting_flag = NULL;
     SHMCOLL_CHECK(task_init(team, lane, task));
     lane_claim_wait(lane);
-    if (task->nonblocking && lane->nonblocking++ == 0) {
+    if (task->nonblocking) {
         shmcoll_status_t status = engine_add(lane);
         if (status != SHMCOLL_OK) {
-            lane->nonblocking--;
             lane_release(lane);
             if (task->ops->fini) task->ops->fini(task);
             return status;
         }
+        lane->nonblocking++;
+        atomic_fetch_add_explicit(&engine_tasks, 1, memory_order_relaxed);
     }
     task_counted(team, task);
     lane_push(lane, task);
@@ -357,16 +362,27 @@ shmcoll_status_t shmcoll_task_wait(shmcoll_task_t *task) {
 }
 
 int shmcoll_engine_busy(void) {
-    return atomic_load_explicit(&engine_active, memory_order_relaxed) > 0;
+    return atomic_load_explicit(&engine_tasks, memory_order_relaxed) > 0;
 }
 
 void shmcoll_engine_progress_quiet(void) {
     static unsigned rotor; /* with many lanes, each pass starts at a different one */
     enum { BATCH = 64 };
-    if (!atomic_load_explicit(&engine_active, memory_order_relaxed)) return;
+    if (!atomic_load_explicit(&engine_tasks, memory_order_relaxed)) return;
     if (in_pass || pthread_mutex_trylock(&engine_lock)) return;
     in_pass = 1;
-    /* Lanes leave the list as they empty: advance a copy of (a batch of) its pointers. */
+    /* Lanes without tasks leave the list (a lane's count changes under its claim). */
+    for (int i = 0; i < engine_count;) {
+        shmcoll_lane_t *lane = engine_lanes[i];
+        if (lane_claim(lane)) {
+            const int empty = lane->nonblocking == 0;
+            if (empty) engine_drop(i);
+            lane_release(lane);
+            if (empty) continue;
+        }
+        i++;
+    }
+    /* Advancing may start tasks that join the list: advance a copy of (a batch of) it. */
     shmcoll_lane_t *lanes[BATCH];
     const int n = engine_count < BATCH ? engine_count : BATCH;
     for (int i = 0; i < n; i++) lanes[i] = engine_lanes[(rotor + (unsigned)i) % engine_count];

@@ -54,6 +54,7 @@ typedef struct shmcoll_lane {
      * thread in a test or wait, another thread's engine pass, the MPI library's progress hook.
      * Also keeps a progress function that re-enters through MPI off its own lane. */
     atomic_int busy;
+    atomic_int listed; /* in the engine's list (core/task.c) */
     /* Scratch for the running task of the lane, allocated with the team so that no collective
      * allocates (a failed allocation on one member would leave the others waiting): 4 x size
      * ints and 2 x size + 2 pointers. Only progress may write it: init runs when a task starts,

@@ -166,7 +166,7 @@ static shmcoll_mpi_op_t *op_acquire(void) {
     atomic_store_explicit(&op->driving, 0, memory_order_relaxed);
     atomic_store_explicit(&op->group_done, 0, memory_order_relaxed);
     op->dup = MPI_COMM_NULL;
-    memset(&op->call, 0, sizeof op->call);
+    shmcoll_mpi_call_clear(&op->call);
     op->gop.status = SHMCOLL_OK;
     op->gop.t = NULL;
     return op;
@@ -228,13 +228,16 @@ static shmcoll_status_t op_hold(shmcoll_mpi_op_t *op, const shmcoll_mpi_coll_des
     if (desc->margs_size > MARGS_BYTES) return SHMCOLL_ERR_NO_MEMORY;
     if (desc->margs_size) memcpy(op->margs, margs, desc->margs_size);
     SHMCOLL_CHECK(op_hold_arrays(op, desc, op->call.state->rank, op->call.state->size));
+    static __thread MPI_Datatype last_named = MPI_DATATYPE_NULL; /* the type met last was */
     for (int i = 0; desc->types && i < HELD_TYPES; i++) {
         MPI_Datatype *type = desc->types(op->margs, i);
         shmcoll_mpi_layout_t layout;
-        if (!type || *type == MPI_DATATYPE_NULL ||
-            shmcoll_mpi_datatype_layout(*type, &layout) != SHMCOLL_OK || layout.predefined ||
-            shmcoll_mpi_datatype_predefined(*type))
-            continue; /* predefined (never freed), or invalid: prepare says so */
+        if (!type || *type == MPI_DATATYPE_NULL || *type == last_named) continue;
+        if (shmcoll_mpi_datatype_layout(*type, &layout) != SHMCOLL_OK) continue; /* prepare says */
+        if (layout.predefined || shmcoll_mpi_datatype_predefined(*type)) {
+            last_named = *type; /* predefined: never freed */
+            continue;
+        }
         if (PMPI_Type_dup(*type, &op->held[op->nheld]) != MPI_SUCCESS) return SHMCOLL_ERR_NO_MEMORY;
         *type = op->held[op->nheld++];
     }
