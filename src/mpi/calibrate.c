@@ -239,6 +239,23 @@ void shmcoll_mpi_calibrate_end(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_
         settle(call, band, turn->bytes);
 }
 
+shmcoll_status_t shmcoll_mpi_calibrate_follow(shmcoll_mpi_call_t *call,
+                                              const shmcoll_mpi_coll_desc_t *desc,
+                                              const void *margs, const char **row) {
+    *row = NULL;
+    const calib_t *calib = call->state ? call->state->calib : NULL;
+    if (!calib || !desc->key || !calib->bands[desc->coll]) return SHMCOLL_OK;
+    const calib_band_t *band =
+        &calib->bands[desc->coll][shmcoll_select_band(desc->key(margs, call->state))];
+    if (band->measuring || !band->measured) return SHMCOLL_OK;
+    if (mpi_way(band, band->verdict)) {
+        call->quiet = 1;
+        return shmcoll_mpi_call_reject(call, "measured: the MPI library's own is faster here");
+    }
+    *row = band->rows[band->verdict];
+    return SHMCOLL_OK;
+}
+
 int shmcoll_mpi_calibrate_holds(const shmcoll_mpi_calib_hold_t *hold) {
     calib_band_t *band = hold->band;
     if (!band) return 1;

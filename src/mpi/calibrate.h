@@ -32,8 +32,9 @@
  * the same barriers and allreduce, and measure again at the same call.
  *
  * Not measured: the v-variants whose sizes only some ranks know (gatherv, scatterv, alltoallv),
- * the non-blocking and persistent forms (the node team's choice serves them), communicators
- * under given tuning. */
+ * communicators under given tuning, the non-blocking and persistent forms: a non-blocking call
+ * follows the verdict of its band's blocking calls where there is one, a persistent request takes
+ * the node team's choice. */
 #ifndef SHMCOLL_MPI_CALIBRATE_H
 #define SHMCOLL_MPI_CALIBRATE_H
 
@@ -74,6 +75,14 @@ void shmcoll_mpi_calibrate_prepared(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_
 /* The call has returned: its time is recorded, and after the last timed call of a measurement the
  * verdict is agreed (a PMPI_Allreduce on the call's communicator, on every rank alike). */
 void shmcoll_mpi_calibrate_end(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn);
+
+/* A non-blocking call follows the verdict its band has (from the blocking calls of the same band
+ * on the communicator, which every rank made alike), without being measured: NOT_SUPPORTED
+ * (call->reason) where it is the MPI library's, else OK with *row the row to ask for (NULL: the
+ * node team's choice, also while the band has no verdict). */
+shmcoll_status_t shmcoll_mpi_calibrate_follow(shmcoll_mpi_call_t *call,
+                                              const shmcoll_mpi_coll_desc_t *desc,
+                                              const void *margs, const char **row);
 
 /* For a kept call about to take its way without the sequence: 1 when that way still holds for
  * this call (counted as one of the band's calls), 0 when the band's verdict has changed since or

@@ -16,6 +16,7 @@
 #include "mpi/request.h"
 #include "mpi/agree.h"
 #include "mpi/blocking.h"
+#include "mpi/calibrate.h"
 #include "mpi/datatype.h"
 #include "mpi/init.h"
 #include "mpi/progress.h"
@@ -382,10 +383,14 @@ int shmcoll_mpi_request_post(const shmcoll_mpi_coll_desc_t *desc, const void *ma
     shmcoll_mpi_call_t *call = &op->call;
     shmcoll_status_t status =
         shmcoll_mpi_call_begin(call, desc, margs, comm, large, SHMCOLL_MPI_NONBLOCKING);
+    const char *row = NULL; /* the measured verdict of the band, where the group serves it */
+    if (status == SHMCOLL_OK && call->group)
+        status = shmcoll_mpi_calibrate_follow(call, desc, margs, &row);
     if (status == SHMCOLL_OK) status = op_sizes(op, call->state->size);
     if (status == SHMCOLL_OK) status = op_hold(op, desc, margs);
     if (status == SHMCOLL_OK) status = shmcoll_mpi_call_prepare(call, desc, op->margs);
     if (status == SHMCOLL_OK) status = op_kernel_only(call);
+    call->args.row = row;
     if (status == SHMCOLL_OK) {
         op->form = SHMCOLL_MPI_NONBLOCKING;
         op->desc = desc;

@@ -187,8 +187,11 @@ double shmcoll_bench_copy_measure(void *dst, const void *src, size_t bytes, MPI_
 
 /* report.c: output on rank 0. */
 void shmcoll_bench_report_header(const shmcoll_bench_options_t *options, int nprocs);
-/* After the rows: the worst speedup and how many rows fell below 1.0x. */
-void shmcoll_bench_report_summary(const shmcoll_bench_options_t *options);
+/* After the rows: the machine's copy bandwidth at the start and the end of the run (0: not
+ * measured; a warning when they differ by more than 20%), the worst speedup and how many rows fell
+ * below 0.95x and 1.0x. */
+void shmcoll_bench_report_summary(const shmcoll_bench_options_t *options, double state_start,
+                                  double state_end);
 void shmcoll_bench_report_row(const shmcoll_bench_options_t *options,
                               const shmcoll_bench_case_t *bcase,
                               const shmcoll_bench_result_t *result);

@@ -155,33 +155,55 @@ void shmcoll_bench_report_header(const shmcoll_bench_options_t *o, int nprocs) {
     header(stdout, o->csv, o, nprocs);
 }
 
-/* The promise, kept over the rows: the worst speedup (its row) and how many rows fell below 1. */
+/* The promise, kept over the rows: the worst speedup (its row) and how many rows fell below 1
+ * (and below 0.95, beyond the noise of one run). */
 static struct {
     double worst;
     char row[128];
-    int rows, below;
+    int rows, below, below_noise;
 } summary = {.worst = -1};
 
 static void summary_add(double speedup, const char *label, const char *size) {
     summary.rows++;
     summary.below += speedup < 1.0;
+    summary.below_noise += speedup < 0.95;
     if (summary.worst < 0 || speedup < summary.worst) {
         summary.worst = speedup;
         snprintf(summary.row, sizeof summary.row, "%s %s", label, size);
     }
 }
 
-static void summary_lines(FILE *out, int csv) {
+/* The machine's state at the start and the end of the run (0: not measured). */
+#define STATE_DRIFT 0.2
+static void state_lines(FILE *out, int csv, double start, double end) {
     const char *lead = csv ? "# " : "";
+    if (start <= 0 || end <= 0) return;
+    fprintf(out,
+            "%smachine: copy bandwidth of all ranks at once, 16 MiB each: %.1f GB/s at the "
+            "start, %.1f GB/s at the end\n",
+            lead, start, end);
+    const double change = (end - start) / start;
+    if (change > STATE_DRIFT || change < -STATE_DRIFT)
+        fprintf(out,
+                "%swarning: the copy bandwidth changed by %+.0f%% during the run: its rows "
+                "were measured in different states of the machine\n",
+                lead, 100 * change);
+}
+
+static void summary_lines(FILE *out, int csv, double start, double end) {
+    const char *lead = csv ? "# " : "";
+    state_lines(out, csv, start, end);
     fprintf(out, "%sworst speedup: %.2fx (%s)\n", lead, summary.worst, summary.row);
+    fprintf(out, "%srows below 0.95x: %d of %d\n", lead, summary.below_noise, summary.rows);
     fprintf(out, "%srows below 1.0x: %d of %d\n", lead, summary.below, summary.rows);
     fflush(out);
 }
 
-void shmcoll_bench_report_summary(const shmcoll_bench_options_t *o) {
+void shmcoll_bench_report_summary(const shmcoll_bench_options_t *o, double state_start,
+                                  double state_end) {
     if (summary.rows) {
-        if (csv_file) summary_lines(csv_file, 1);
-        summary_lines(stdout, o->csv);
+        if (csv_file) summary_lines(csv_file, 1, state_start, state_end);
+        summary_lines(stdout, o->csv, state_start, state_end);
     }
     if (csv_file && fclose(csv_file) != 0) {
         fprintf(stderr, "shmcoll-bench: cannot write %s: %s\n", o->csv_file, strerror(errno));
