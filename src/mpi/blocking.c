@@ -5,8 +5,13 @@
 #include "mpi/calibrate.h"
 #include "mpi/check.h"
 #include "mpi/repeat.h"
+#include "mpi/stats_view.h"
+
+#include "base/config.h"
 
 #include "group/compose.h"
+
+#include <time.h>
 
 /* Begin, calibration's turn, prepare (or the prepared call of a repeat), run and finish. */
 static shmcoll_status_t sequence(shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
@@ -40,8 +45,13 @@ static shmcoll_status_t sequence(shmcoll_mpi_call_t *call, const shmcoll_mpi_col
     return shmcoll_mpi_call_finish(call, status);
 }
 
+/* The whole call with SHMCOLL_STATS=1: timed, for the statistics' view (stats_view.h). */
+static int timed_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
+                     int large);
+
 int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
                          int large) {
+    if (__builtin_expect(shmcoll_config()->stats, 0)) return timed_run(desc, margs, comm, large);
     shmcoll_mpi_call_t call;
     shmcoll_mpi_calib_turn_t turn = {0};
     shmcoll_status_t status;
@@ -62,5 +72,31 @@ int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs,
         rc = desc->fallback(margs, comm, large, NULL);
     }
     shmcoll_mpi_calibrate_end(&call, &turn);
+    return rc;
+}
+
+static double seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int timed_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
+                     int large) {
+    shmcoll_mpi_call_t call;
+    shmcoll_mpi_calib_turn_t turn = {0};
+    const double start = seconds();
+    shmcoll_status_t status = sequence(&call, desc, margs, comm, large, &turn);
+    int rc;
+    if (status != SHMCOLL_ERR_NOT_SUPPORTED) {
+        rc = shmcoll_mpi_call_end(&call, status);
+    } else {
+        shmcoll_mpi_call_fallback(&call);
+        rc = desc->fallback(margs, comm, large, NULL);
+    }
+    shmcoll_mpi_calibrate_end(&call, &turn);
+    const size_t bytes = call.state && desc->key ? desc->key(margs, call.state) : call.bytes;
+    shmcoll_mpi_view_time(desc->coll, bytes, status != SHMCOLL_ERR_NOT_SUPPORTED,
+                          seconds() - start);
     return rc;
 }

@@ -5,6 +5,7 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "group/compose.h"
+#include "mpi/stats_view.h"
 #include "select/select.h"
 #include "select/tune.h"
 
@@ -43,7 +44,8 @@ typedef struct shmcoll_mpi_calib_band {
     uint32_t interval;          /* the countdown's start */
     const char *pick;           /* the node team's choice at the first call, for messages */
     const char *rows[MAX_WAYS]; /* way i's row (NULL: the node team's choice) */
-    double best[MAX_WAYS];      /* this rank's fastest timed call of each way (0: none yet) */
+    double gain;           /* the verdict's time per call below the MPI library's (statistics) */
+    double best[MAX_WAYS]; /* this rank's fastest timed call of each way (0: none yet) */
 } calib_band_t;
 
 /* A communicator's (its state's calib). */
@@ -103,6 +105,7 @@ static shmcoll_status_t take(shmcoll_mpi_call_t *call, calib_band_t *band, int w
         return shmcoll_mpi_call_reject(call, "measured: the MPI library's own is faster here");
     }
     turn->row = band->rows[way];
+    if (shmcoll_config()->stats && call->state->counts) shmcoll_mpi_view_saved(band->gain);
     return SHMCOLL_OK;
 }
 
@@ -211,6 +214,8 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     band->interval = same && band->interval < RECHECK_MAX / 2 ? 2 * band->interval : base;
     band->countdown = band->interval;
     band->verdict = (uint8_t)verdict;
+    band->gain = slowest[n - 1] - slowest[verdict];
+    if (shmcoll_config()->stats && call->state->counts) shmcoll_mpi_view_verdict(verdict == n - 1);
     band->measured = 1;
     band->measuring = 0;
     band->epoch++;

@@ -2,6 +2,7 @@
 #include "mpi/call.h"
 #include "mpi/agree.h"
 #include "mpi/init.h"
+#include "mpi/stats_view.h"
 
 #include "base/config.h"
 #include "base/log.h"
@@ -157,6 +158,8 @@ int shmcoll_mpi_call_end(shmcoll_mpi_call_t *call, shmcoll_status_t status) {
 }
 
 void shmcoll_mpi_call_fallback(shmcoll_mpi_call_t *call) {
+    if (shmcoll_mpi_call_counted(call) && call->state->counts)
+        shmcoll_mpi_view_fallback(call->reason ? call->reason : "not supported by the algorithms");
     if (!call->quiet)
         shmcoll_log_verbose("%s: passed to the MPI library: %s", call->function,
                             call->reason ? call->reason : "not supported by the algorithms");

@@ -14,6 +14,7 @@
 #include "mpi/op.h"
 #include "mpi/progress.h"
 #include "mpi/stats.h"
+#include "mpi/stats_view.h"
 
 #include "base/config.h"
 #include "base/log.h"
@@ -107,6 +108,7 @@ SHMCOLL_API int MPI_Finalize(void) {
         /* Collectives over MPI_COMM_WORLD: only where every rank makes them (agree.h). */
         const int report = config->stats && shmcoll_mpi_stats_agreed();
         if (report) shmcoll_mpi_stats_report();
+        if (report) shmcoll_mpi_view_report();
         if (report) shmcoll_mpi_heap_report();
         if (report) shmcoll_mpi_footprint_report();
         shmcoll_mpi_comm_state_finalize();
