@@ -30,7 +30,7 @@
     X(colls_threshold, "SHMCOLL_COLLS_THRESHOLD", INT, JOB, "5",                                   \
       "a communicator gets shared memory at its Nth collective; the ones before go to the MPI "    \
       "library (1: from the first)")                                                               \
-    X(shm_budget, "SHMCOLL_SHM_BUDGET", SIZE, LOCAL, "2M",                                         \
+    X(shm_budget, "SHMCOLL_SHM_BUDGET", SIZE, LOCAL, "8M",                                         \
       "shared memory per process over all its communicators (its share of every segment and "      \
       "16 KiB per team): beyond it chunks shrink, then the MPI library serves")                    \
     X(check, "SHMCOLL_CHECK", BOOL, JOB, "0",                                                      \
