@@ -6,21 +6,11 @@
 # (and needs no network) when everything is present.
 set -euo pipefail
 
-need=()
-have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+# shellcheck source=scripts/lib/apt.sh
+. "$(dirname "$0")/lib/apt.sh"
 
-for pkg in cp2k cp2k-data lammps lammps-examples quantum-espresso quantum-espresso-data \
-           python3-mpi4py python3-numpy python3-matplotlib openmpi-bin; do
-    have_pkg "$pkg" || need+=("$pkg")
-done
-
-if [ ${#need[@]} -gt 0 ]; then
-    echo "install-apps: installing ${need[*]}"
-    SUDO=""
-    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-    $SUDO apt-get update -q
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need[@]}"
-fi
+install_missing install-apps cp2k cp2k-data lammps lammps-examples quantum-espresso \
+    quantum-espresso-data python3-mpi4py python3-numpy python3-matplotlib openmpi-bin
 
 for cmd in cp2k.psmp lmp pw.x mpiexec.openmpi; do
     command -v "$cmd" >/dev/null 2>&1 || { echo "install-apps: $cmd still missing" >&2; exit 1; }

@@ -26,25 +26,8 @@ esac
 mpis=("$@")
 [ ${#mpis[@]} -gt 0 ] || mpis=(mpich openmpi)
 
-passed=0
-failed=0
-run_part() { # description command... (its last line: "<what>: N passed, M failed")
-    local what=$1 log p
-    shift
-    echo "=== $what"
-    log=$(mktemp)
-    "$@" 2>&1 | tee "$log"
-    p=$(tail -1 "$log" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
-    if [ -n "$p" ]; then
-        # shellcheck disable=SC2086 # two numbers
-        set -- $p
-        passed=$((passed + $1))
-        failed=$((failed + $2))
-    else
-        failed=$((failed + 1))
-    fi
-    rm -f "$log"
-}
+# shellcheck source=scripts/lib/tally.sh
+. "$(dirname "$0")/lib/tally.sh"
 
 start=$SECONDS
 for mpi in "${mpis[@]}"; do
@@ -65,9 +48,9 @@ for mpi in "${mpis[@]}"; do
         suite+=(--list tests/conformance/core.list --default-time-limit 60)
         mpi4py+=(-i test_cco_ --stall 30 --max-restarts 6)
     fi
-    run_part "MPICH's coll/ and threads/ tests, $mode, $mpi" \
+    tally_part "MPICH's coll/ and threads/ tests, $mode, $mpi" \
         nice -n 5 python3 tests/conformance/run_mpich_suite.py "${suite[@]}"
-    run_part "mpi4py's own tests at p = 2, $mode, $mpi" \
+    tally_part "mpi4py's own tests at p = 2, $mode, $mpi" \
         nice -n 5 python3 tests/conformance/run_mpi4py_suite.py "${mpi4py[@]}"
 done
 echo "run-conformance: $mode done in $((SECONDS - start)) s"

@@ -45,9 +45,42 @@ static shmcoll_status_t sequence(shmcoll_mpi_call_t *call, const shmcoll_mpi_col
     return shmcoll_mpi_call_finish(call, status);
 }
 
-/* The whole call with SHMCOLL_STATS=1: timed, for the statistics' view (stats_view.h). */
+/* The tail of every blocking call: end or the MPI library's collective, then the measurement's
+ * end (calibrate.h). */
+static int conclude(shmcoll_mpi_call_t *call, shmcoll_status_t status,
+                    const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
+                    int large, shmcoll_mpi_calib_turn_t *turn) {
+    int rc;
+    if (status != SHMCOLL_ERR_NOT_SUPPORTED) {
+        rc = shmcoll_mpi_call_end(call, status);
+    } else {
+        shmcoll_mpi_call_fallback(call);
+        rc = desc->fallback(margs, comm, large, NULL);
+    }
+    shmcoll_mpi_calibrate_end(call, turn);
+    return rc;
+}
+
+static double seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The whole call with SHMCOLL_STATS=1 (which takes every call through the sequence), timed for
+ * the statistics' view (stats_view.h). */
 static int timed_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
-                     int large);
+                     int large) {
+    shmcoll_mpi_call_t call;
+    shmcoll_mpi_calib_turn_t turn = {0};
+    const double start = seconds();
+    const shmcoll_status_t status = sequence(&call, desc, margs, comm, large, &turn);
+    const int rc = conclude(&call, status, desc, margs, comm, large, &turn);
+    const size_t bytes = call.state && desc->key ? desc->key(margs, call.state) : call.bytes;
+    shmcoll_mpi_view_time(desc->coll, bytes, status != SHMCOLL_ERR_NOT_SUPPORTED,
+                          seconds() - start);
+    return rc;
+}
 
 int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
                          int large) {
@@ -64,39 +97,5 @@ int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs,
     default:
         status = sequence(&call, desc, margs, comm, large, &turn);
     }
-    int rc;
-    if (status != SHMCOLL_ERR_NOT_SUPPORTED) {
-        rc = shmcoll_mpi_call_end(&call, status);
-    } else {
-        shmcoll_mpi_call_fallback(&call);
-        rc = desc->fallback(margs, comm, large, NULL);
-    }
-    shmcoll_mpi_calibrate_end(&call, &turn);
-    return rc;
-}
-
-static double seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int timed_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
-                     int large) {
-    shmcoll_mpi_call_t call;
-    shmcoll_mpi_calib_turn_t turn = {0};
-    const double start = seconds();
-    shmcoll_status_t status = sequence(&call, desc, margs, comm, large, &turn);
-    int rc;
-    if (status != SHMCOLL_ERR_NOT_SUPPORTED) {
-        rc = shmcoll_mpi_call_end(&call, status);
-    } else {
-        shmcoll_mpi_call_fallback(&call);
-        rc = desc->fallback(margs, comm, large, NULL);
-    }
-    shmcoll_mpi_calibrate_end(&call, &turn);
-    const size_t bytes = call.state && desc->key ? desc->key(margs, call.state) : call.bytes;
-    shmcoll_mpi_view_time(desc->coll, bytes, status != SHMCOLL_ERR_NOT_SUPPORTED,
-                          seconds() - start);
-    return rc;
+    return conclude(&call, status, desc, margs, comm, large, &turn);
 }
