@@ -31,10 +31,11 @@
  * band (its key is the size every rank knows), so all take the same way on every call, meet in
  * the same barriers and allreduce, and measure again at the same call.
  *
- * Not measured: the v-variants whose sizes only some ranks know (gatherv, scatterv, alltoallv),
- * communicators under given tuning, the non-blocking and persistent forms: a non-blocking call
- * follows the verdict of its band's blocking calls where there is one, a persistent request takes
- * the node team's choice. */
+ * The v-variants whose sizes only some ranks know (gatherv, scatterv, alltoallv) have one band per
+ * communicator (their key is the same for every call, move.h): a communicator's calls of one of
+ * them are measured together. Not measured: communicators under given tuning, the non-blocking
+ * and persistent forms: a non-blocking call follows the verdict of its band's blocking calls
+ * where there is one, a persistent request takes the node team's choice. */
 #ifndef SHMCOLL_MPI_CALIBRATE_H
 #define SHMCOLL_MPI_CALIBRATE_H
 

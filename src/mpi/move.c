@@ -98,6 +98,17 @@ size_t shmcoll_mpi_move_key(const void *margs, const shmcoll_mpi_comm_t *state) 
     return shmcoll_mpi_call_bytes(block->datatype, block->count);
 }
 
+size_t shmcoll_mpi_move_key_v(const void *margs, const shmcoll_mpi_comm_t *state) {
+    const shmcoll_mpi_move_args_t *a = margs;
+    if (a->coll != SHMCOLL_MPI_ALLGATHERV || !a->recv.counts) return 1;
+    MPI_Count longest = 0;
+    for (int j = 0; j < state->size; j++) {
+        const MPI_Count c = shmcoll_mpi_count_at(a->recv.counts, a->wide, j);
+        longest = c > longest ? c : longest;
+    }
+    return shmcoll_mpi_call_bytes(a->recv.datatype, longest);
+}
+
 uint64_t shmcoll_mpi_move_bytes(const shmcoll_mpi_move_args_t *a, const shmcoll_mpi_side_t *side,
                                 int n) {
     return side->counts ? shmcoll_mpi_call_bytes_sum(side->datatype, side->counts, a->wide, n)

@@ -63,6 +63,11 @@ shmcoll_status_t shmcoll_mpi_move_blocks(shmcoll_mpi_call_t *call, const shmcoll
  * side's block where the own one is MPI_IN_PLACE (the descriptors' key, call.h). */
 size_t shmcoll_mpi_move_key(const void *margs, const shmcoll_mpi_comm_t *state);
 
+/* The key (call.h) of the v-variants: allgatherv's longest block, which every rank knows; for
+ * gatherv, scatterv and alltoallv, whose sizes only some ranks know, one key for every call, so
+ * that the measurement (calibrate.h) takes one band for all their calls on a communicator. */
+size_t shmcoll_mpi_move_key_v(const void *margs, const shmcoll_mpi_comm_t *state);
+
 /* Statistics' bytes (stats.h) of a side's n blocks: its counts' sum on the varying side. */
 uint64_t shmcoll_mpi_move_bytes(const shmcoll_mpi_move_args_t *a, const shmcoll_mpi_side_t *side,
                                 int n);
@@ -85,7 +90,8 @@ void shmcoll_mpi_move_check_rooted(const shmcoll_mpi_move_args_t *a, int scatter
 #define SHMCOLL_MPI_MOVE_DESCS(prepare, payload, coll, Name, IName, coll_v, Name_v, IName_v)       \
     {                                                                                              \
         SHMCOLL_MPI_MOVE_DESC(prepare, payload, coll, Name, IName, shmcoll_mpi_move_key),          \
-            SHMCOLL_MPI_MOVE_DESC(prepare, payload, coll_v, Name_v, IName_v, NULL)                 \
+            SHMCOLL_MPI_MOVE_DESC(prepare, payload, coll_v, Name_v, IName_v,                       \
+                                  shmcoll_mpi_move_key_v)                                          \
     }
 #define SHMCOLL_MPI_MOVE_DESC(prepare, payload, coll, Name, IName, key)                            \
     {                                                                                              \
