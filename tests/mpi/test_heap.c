@@ -19,7 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define CMA_MAX ((size_t)1 << 20) /* SHMCOLL_CMA_MAX's default */
+#define CMA_MAX ((size_t)1 << 20) /* SHMCOLL_CMA_MAX, as the tests run this program */
 
 static int heap_buffers; /* 1: this rank's buffers come from a heap */
 
