@@ -45,7 +45,8 @@ typedef struct shmcoll_mpi_calib_band {
     const char *pick;           /* the node team's choice at the first call, for messages */
     const char *rows[MAX_WAYS]; /* way i's row (NULL: the node team's choice) */
     double gain;           /* the verdict's time per call below the MPI library's (statistics) */
-    double best[MAX_WAYS]; /* this rank's fastest timed call of each way (0: none yet) */
+    double best[MAX_WAYS]; /* this rank's fastest timed block of each way, per call (0: none) */
+    double block;          /* the time of the current block's calls so far */
 } calib_band_t;
 
 /* A communicator's (its state's calib). */
@@ -65,17 +66,25 @@ static double now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Timed calls of each candidate for a band whose calls move `bytes`: fewer as calls get long. */
-static uint32_t timed_calls(size_t bytes) {
-    const long asked = shmcoll_config()->calibrate;
-    if (bytes >= LARGE_BYTES) return 2;
-    if (bytes >= MEDIUM_BYTES) return asked / 4 > 2 ? (uint32_t)(asked / 4) : 2;
-    return (uint32_t)asked;
+/* Calls of one candidate in a row (a block): calls in a row overlap (a rank leaves a call while
+ * a peer still finishes it, slots are double-buffered), which one call's time does not show, as
+ * applications' loops and benchmarks make them; 4 below 64 KiB, 2 up to 1 MiB, 1 beyond. */
+static uint32_t block_calls(size_t bytes) {
+    return bytes >= LARGE_BYTES ? 1 : bytes >= MEDIUM_BYTES ? 2 : 4;
 }
 
-/* Calls of a measurement: a warm-up round and the timed ones, every candidate in each. */
+/* Timed blocks of each candidate: SHMCOLL_CALIBRATE calls below 64 KiB, a quarter of that up to
+ * 1 MiB, 2 beyond (at least one block). */
+static uint32_t timed_blocks(size_t bytes) {
+    const long asked = shmcoll_config()->calibrate;
+    const long calls = bytes >= LARGE_BYTES ? 2 : bytes >= MEDIUM_BYTES ? asked / 4 : asked;
+    const long blocks = calls / (long)block_calls(bytes);
+    return blocks > 1 ? (uint32_t)blocks : 1;
+}
+
+/* Calls of a measurement: a warm-up block and the timed ones of every candidate. */
 static uint32_t measure_calls(const calib_band_t *band, size_t bytes) {
-    return (uint32_t)band->nways * (1 + timed_calls(bytes));
+    return (uint32_t)band->nways * block_calls(bytes) * (1 + timed_blocks(bytes));
 }
 
 /* The band of the call (the selector's size bands), its state made on first use; NULL without
@@ -148,17 +157,20 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
             return SHMCOLL_OK;
         }
     }
-    /* Not settled: the candidates take turns, one call each; the first call (way 0) finds them. */
-    const uint32_t i = band->calls++;
-    const int ways = band->nways ? band->nways : 1;
-    *turn = (shmcoll_mpi_calib_turn_t){.band = band,
-                                       .way = (int)(i % (uint32_t)ways),
-                                       .timed = i >= (uint32_t)ways,
-                                       .bytes = bytes};
+    /* Not settled: the candidates take turns, a block of calls each; the first block (way 0)
+     * finds them. */
+    const uint32_t i = band->calls++, per_block = block_calls(bytes), block = i / per_block;
+    const uint32_t ways = band->nways ? band->nways : 1;
+    *turn = (shmcoll_mpi_calib_turn_t){
+        .band = band, .way = (int)(block % ways), .timed = block >= ways, .bytes = bytes};
+    turn->block_end = i % per_block == per_block - 1;
     /* A line per turn would be timed with it (a log line through the launcher costs tens of
      * microseconds). */
     call->quiet = 1;
-    if (turn->timed) PMPI_Barrier(call->comm); /* every rank starts the timed call together */
+    if (turn->timed && i % per_block == 0) { /* every rank starts a timed block together */
+        PMPI_Barrier(call->comm);
+        band->block = 0;
+    }
     turn->start = now();
     if (mpi_way(band, turn->way))
         return shmcoll_mpi_call_reject(call, "measuring: the MPI library's turn");
@@ -235,10 +247,13 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
 void shmcoll_mpi_calibrate_end(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
     calib_band_t *band = turn->band;
     if (!band) return;
-    if (turn->timed) {
-        const double t = now() - turn->start;
-        double *best = &band->best[turn->way];
-        if (*best == 0 || t < *best) *best = t;
+    if (turn->timed) { /* each call's own time, not the application's between calls */
+        band->block += now() - turn->start;
+        if (turn->block_end) {
+            const double per_call = band->block / block_calls(turn->bytes);
+            double *best = &band->best[turn->way];
+            if (*best == 0 || per_call < *best) *best = per_call;
+        }
     }
     if (band->nways && band->calls >= measure_calls(band, turn->bytes))
         settle(call, band, turn->bytes);

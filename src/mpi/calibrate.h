@@ -15,16 +15,18 @@
  *     shared slots (DAV 4, but in cache on one side) — which is faster depends on the machine's
  *     state;
  *   - the MPI library's own collective (PMPI_*).
- * The candidates take turns call by call: a first untimed round (warm-up), then timed rounds.
- * Each timed call starts from a PMPI_Barrier, so the time is the collective's own, not the wait
- * for a rank that arrives late (an application's first calls are mostly such waits); each rank
- * keeps its fastest call of each candidate, and one PMPI_Allreduce (MAX over the ranks) gives
- * every rank the same times and so the same verdict: the fastest of shmcoll's candidates, or the
- * MPI library's where it is faster by more than 2%. SHMCOLL_VERBOSE=1 logs every verdict with
- * the candidates' times.
+ * The candidates take turns in blocks of calls in a row (4 below 64 KiB, 2 up to 1 MiB, 1 beyond:
+ * calls in a row overlap, as in applications' loops, which one call's time does not show): a
+ * first untimed round (warm-up), then timed rounds. Each timed block starts from a PMPI_Barrier,
+ * so that a rank that arrives late (an application's first calls are mostly such waits) does not
+ * count, and each call of the block is timed on its own, so that what the application does
+ * between calls does not either; each rank keeps its fastest block of each candidate, and one
+ * PMPI_Allreduce (MAX over the ranks) gives every rank the same times and so the same verdict:
+ * the fastest of shmcoll's candidates, or the MPI library's where it is faster by more than 2%.
+ * SHMCOLL_VERBOSE=1 logs every verdict with the candidates' times per call.
  *
  * Cost, bounded by size: SHMCOLL_CALIBRATE timed calls per candidate below 64 KiB, a quarter of
- * that (at least 2) up to 1 MiB, 2 from 1 MiB on — at most 3 calls per candidate for a large band.
+ * that up to 1 MiB, 2 from 1 MiB on — at most 3 calls per candidate for a large band.
  * Watching: after a verdict the band is measured again after 64 times the calls its measurement
  * took, an interval that doubles while the verdict holds and starts over when it changes; so
  * measurement never takes more than 1/64 of a band's calls. Every rank counts the same calls of a
@@ -54,6 +56,7 @@ typedef struct shmcoll_mpi_calib_turn {
     struct shmcoll_mpi_calib_band *band; /* NULL: the call is not part of a measurement */
     int way;                             /* the candidate it runs */
     int timed;
+    int block_end;   /* the last call of its block */
     int settled;     /* the way is the band's verdict (or no measurement applies) */
     size_t bytes;    /* the call's key, where measurement applies */
     const char *row; /* the node team's row it asks for (NULL: the selector's choice) */

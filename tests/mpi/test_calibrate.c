@@ -1,11 +1,12 @@
 /* The selector's measurement (src/mpi/calibrate.h): the first calls of each size band take turns,
- * call by call, between the band's candidates — the node team's choice, the other rows of the
- * kind that serve the call, the MPI library's own (always last) — a warm-up round and then
- * SHMCOLL_CALIBRATE timed rounds; then the verdict's way serves every call of the band, the same
- * on every rank, until the band is measured again after 64 times the calls its measurement took.
+ * in blocks of 4 calls (bands below 64 KiB), between the band's candidates — the node team's
+ * choice, the other rows of the kind that serve the call, the MPI library's own (always last) — a
+ * warm-up round and then SHMCOLL_CALIBRATE / 4 timed rounds; then the verdict's way serves every
+ * call of the band, the same on every rank, until the band is measured again after 64 times the
+ * calls its measurement took.
  *
  * Run with SHMCOLL_CALIBRATE=4: with n candidates, call c of a band is the MPI library's when
- * c % n == n - 1, for c < 5n; then the verdict's way for 64 x 5n calls; then the turns again.
+ * (c / 4) % n == n - 1, for c < 8n; then the verdict's way for 64 x 8n calls; then the turns again.
  * Which way a call took shows in this rank's DAV (shmcoll_stats_dav): shmcoll's ways move bytes
  * through shared memory on every rank of the shapes run here, the MPI library's none. Two bands of
  * allreduce (two candidates: reductions have no alternative rows) and one of bcast are called
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 
 #define TIMED   4    /* SHMCOLL_CALIBRATE */
+#define BLOCK   4    /* calls of a candidate in a row, below 64 KiB */
 #define RECHECK 64   /* measured again after this many times the measurement's calls */
 #define SMALL   8    /* doubles */
 #define LARGE   2048 /* doubles: another band */
@@ -51,19 +53,19 @@ static void call_band(int b, int call, double *in, double *out) {
 }
 
 /* The calls of one band: `ours[c]` whether call c took one of shmcoll's ways. The candidates
- * (the first call the MPI library took: calls 0..n-2 are shmcoll's), the turns, the settled way,
- * and the turns again. */
+ * (the first block the MPI library took: blocks 0..n-2 are shmcoll's), the turns, the settled
+ * way, and the turns again. */
 static void check_band(int b, const char *ours, int calls) {
     int n = 1;
-    while (n < calls && ours[n - 1]) n++;
+    while (n * BLOCK < calls && ours[(n - 1) * BLOCK]) n++;
     CHECK(n >= 2 && n <= 4, "band %d: %d candidates", b, n);
-    const int measure = n * (1 + TIMED), settled = RECHECK * measure;
+    const int measure = n * BLOCK * (1 + TIMED / BLOCK), settled = RECHECK * measure;
     CHECK(calls >= 2 * measure + settled, "band %d: too few calls (%d) for the test", b, calls);
     for (int c = 0; c < calls; c++) {
         const int in_turns = c < measure || (c >= measure + settled && c < 2 * measure + settled);
         const int phase = c < measure ? c : c - measure - settled;
         if (in_turns) {
-            const int want = phase % n != n - 1;
+            const int want = phase / BLOCK % n != n - 1;
             if (!CHECK(ours[c] == want, "band %d call %d: took %s's way in a turn of the other", b,
                        c, ours[c] ? "shmcoll" : "the MPI library"))
                 return;
@@ -85,7 +87,8 @@ int main(int argc, char **argv) {
     dav_fn dav = (dav_fn)dlsym(RTLD_DEFAULT, "shmcoll_stats_dav");
     CHECK(dav != NULL, "shmcoll_stats_dav is not exported");
     /* The most candidates a band may have (4) fix how many calls the test makes. */
-    const int calls = 2 * 4 * (1 + TIMED) + RECHECK * 4 * (1 + TIMED);
+    const int most = 4 * BLOCK * (1 + TIMED / BLOCK);
+    const int calls = 2 * most + RECHECK * most;
     static double in[LARGE], out[LARGE];
     char *ours = calloc((size_t)BANDS * calls, 1); /* [band][call]: took shmcoll's way */
     char *all = calloc((size_t)BANDS * calls * check_size, 1);
