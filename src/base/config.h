@@ -95,7 +95,7 @@
       "single-copy transfers between ranks' own buffers (Linux cross-memory attach): auto = "      \
       "gather and scatter, where they spread the root's copies; all = every data-movement "        \
       "collective and bcast; off")                                                                 \
-    X(cma_min, "SHMCOLL_CMA_MIN", SIZE, COMM, "128k",                                              \
+    X(cma_min, "SHMCOLL_CMA_MIN", SIZE, COMM, "32k",                                               \
       "smallest block that moves single-copy (below it, copy-in/copy-out through shared slots)")   \
     X(cma_max, "SHMCOLL_CMA_MAX", SIZE, COMM, "1024G",                                             \
       "largest block of allgather and alltoall that moves single-copy with SHMCOLL_CMA=auto "      \

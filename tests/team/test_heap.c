@@ -469,12 +469,17 @@ int main(int argc, char **argv) {
         printf("test_heap: skipped: pidfd_getfd is not available here\n");
         return 0;
     }
+    /* 70001-byte blocks stay short of single copy (a row ahead of the heap's, which maps heap
+     * buffers itself), so that they test the heap rows */
     static const char *const env_default[] = {"SHMCOLL_TIMEOUT=30", "SHMCOLL_HEAP_MIN=1",
-                                              "SHMCOLL_HEAP_CHUNKS=0", NULL};
-    static const char *const env_small[] = {"SHMCOLL_TIMEOUT=30", "SHMCOLL_HEAP_MIN=1",
-                                            "SHMCOLL_HEAP_CHUNKS=0", "SHMCOLL_CHUNK=4k", NULL};
-    static const char *const env_attach[] = {"SHMCOLL_TIMEOUT=30", "SHMCOLL_HEAP_MIN=1",
-                                             "SHMCOLL_HEAP_CHUNKS=0", "SHMCOLL_HEAP_CACHE=0", NULL};
+                                              "SHMCOLL_HEAP_CHUNKS=0", "SHMCOLL_CMA_MIN=128k",
+                                              NULL};
+    static const char *const env_small[] = {"SHMCOLL_TIMEOUT=30",    "SHMCOLL_HEAP_MIN=1",
+                                            "SHMCOLL_HEAP_CHUNKS=0", "SHMCOLL_CHUNK=4k",
+                                            "SHMCOLL_CMA_MIN=128k",  NULL};
+    static const char *const env_attach[] = {"SHMCOLL_TIMEOUT=30",    "SHMCOLL_HEAP_MIN=1",
+                                             "SHMCOLL_HEAP_CHUNKS=0", "SHMCOLL_HEAP_CACHE=0",
+                                             "SHMCOLL_CMA_MIN=128k",  NULL};
     static const char *const env_fresh[] = {"SHMCOLL_TIMEOUT=60",    "SHMCOLL_HEAP_MIN=1",
                                             "SHMCOLL_HEAP_CHUNKS=0", "SHMCOLL_HEAP_ARENA=2M",
                                             "SHMCOLL_HEAP_CACHE=16", NULL};
