@@ -21,6 +21,7 @@
 #define RECHECK_MAX  (1u << 30)
 #define MEDIUM_BYTES ((size_t)64 << 10)
 #define LARGE_BYTES  ((size_t)1 << 20)
+#define SPREAD       8 /* large bands: one call in this many is a trial */
 
 /* The rows of each kind that move data in ways whose speed depends on the machine's state (single
  * copy against copy-in/copy-out), measured besides the node team's choice where they serve. */
@@ -35,6 +36,7 @@ static const char *const alternatives[SHMCOLL_KIND_COUNT][2] = {
 
 typedef struct shmcoll_mpi_calib_band {
     uint32_t calls;             /* calls of the measurement so far */
+    uint32_t spread;            /* large bands: calls since the measurement began, trials or not */
     uint8_t measuring;          /* 1 while the candidates take turns */
     uint8_t nways;              /* candidates (0: not found yet; the last is the MPI library's) */
     uint8_t verdict;            /* the way that serves, once measured */
@@ -68,23 +70,31 @@ static double now(void) {
 
 /* Calls of one candidate in a row (a block): calls in a row overlap (a rank leaves a call while
  * a peer still finishes it, slots are double-buffered), which one call's time does not show, as
- * applications' loops and benchmarks make them; 4 below 64 KiB, 2 up to 1 MiB, 1 beyond. */
+ * applications' loops and benchmarks make them: 4 below 64 KiB, 8 up to 1 MiB (a 256 KiB bcast
+ * took 14-20 us a call in blocks of 2 and 27 us in a loop, as in blocks of 8), 1 beyond. */
 static uint32_t block_calls(size_t bytes) {
-    return bytes >= LARGE_BYTES ? 1 : bytes >= MEDIUM_BYTES ? 2 : 4;
+    return bytes >= LARGE_BYTES ? 1 : bytes >= MEDIUM_BYTES ? 8 : 4;
 }
 
-/* Timed blocks of each candidate: SHMCOLL_CALIBRATE calls below 64 KiB, a quarter of that up to
- * 1 MiB, 2 beyond (at least one block). */
+/* Timed blocks of each candidate: SHMCOLL_CALIBRATE calls up to 1 MiB, 1 beyond (at least one
+ * block): a large call is long against the machine's noise, and the band is measured again
+ * anyway. */
 static uint32_t timed_blocks(size_t bytes) {
-    const long asked = shmcoll_config()->calibrate;
-    const long calls = bytes >= LARGE_BYTES ? 2 : bytes >= MEDIUM_BYTES ? asked / 4 : asked;
+    const long calls = bytes >= LARGE_BYTES ? 1 : shmcoll_config()->calibrate;
     const long blocks = calls / (long)block_calls(bytes);
     return blocks > 1 ? (uint32_t)blocks : 1;
 }
 
-/* Calls of a measurement: a warm-up block and the timed ones of every candidate. */
+/* Large bands have no warm-up round: the leader's calls before each trial warm the buffers up
+ * (the first calls of a band often fault their pages in). */
+static uint32_t warmup_blocks(size_t bytes) {
+    return bytes >= LARGE_BYTES ? 0 : 1;
+}
+
+/* Calls of a measurement: the warm-up and the timed blocks of every candidate. */
 static uint32_t measure_calls(const calib_band_t *band, size_t bytes) {
-    return (uint32_t)band->nways * block_calls(bytes) * (1 + timed_blocks(bytes));
+    return (uint32_t)band->nways * block_calls(bytes) *
+           (warmup_blocks(bytes) + timed_blocks(bytes));
 }
 
 /* The band of the call (the selector's size bands), its state made on first use; NULL without
@@ -144,7 +154,7 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
             return take(call, band, band->verdict, turn);
         }
         band->measuring = 1; /* due: measured again */
-        band->calls = 0;
+        band->calls = band->spread = 0;
         for (int w = 0; w < MAX_WAYS; w++) band->best[w] = 0;
     }
     if (band->calls == 0 && !band->measured) { /* given tuning (alike everywhere) replaces it */
@@ -157,12 +167,22 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
             return SHMCOLL_OK;
         }
     }
+    /* A large band's trials are spread: the last call of every SPREAD is one, the others take the
+     * leader (the verdict in force, else the node team's choice), so that a candidate twice as
+     * slow costs at most 1/SPREAD more while it is tried. Those calls are neither timed nor kept
+     * (repeat.h). */
+    if (bytes >= LARGE_BYTES && band->spread++ % SPREAD != SPREAD - 1) {
+        *turn = (shmcoll_mpi_calib_turn_t){0};
+        return take(call, band, band->measured ? band->verdict : 0, turn);
+    }
     /* Not settled: the candidates take turns, a block of calls each; the first block (way 0)
      * finds them. */
     const uint32_t i = band->calls++, per_block = block_calls(bytes), block = i / per_block;
     const uint32_t ways = band->nways ? band->nways : 1;
-    *turn = (shmcoll_mpi_calib_turn_t){
-        .band = band, .way = (int)(block % ways), .timed = block >= ways, .bytes = bytes};
+    *turn = (shmcoll_mpi_calib_turn_t){.band = band,
+                                       .way = (int)(block % ways),
+                                       .timed = block >= ways * warmup_blocks(bytes),
+                                       .bytes = bytes};
     turn->block_end = i % per_block == per_block - 1;
     /* A line per turn would be timed with it (a log line through the launcher costs tens of
      * microseconds). */
