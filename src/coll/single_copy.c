@@ -29,18 +29,23 @@
 #include <string.h>
 
 /* What an exposing member publishes: where its buffer is, where its displacements are (0:
- * uniform blocks), and where the buffer lies when in a shared heap (coll/heap.h). */
+ * uniform blocks), where a reader finds its block's displacement in the member's slot for the
+ * step (stride: at index x stride; 0: only in the array, read by cross-memory attach, one more
+ * system call per block), and where the buffer lies when in a shared heap (coll/heap.h). */
 typedef struct exposed {
     uintptr_t base;
     uintptr_t displs;
+    uint64_t stride;
     shmcoll_heap_ref_t heap;
 } exposed_t;
 
 _Static_assert(sizeof(exposed_t) <= SHMCOLL_INLINE_BYTES, "exposed buffer fits the inline area");
 
-/* Publish the buffer in `step`, which the caller has claimed. */
-static void publish(shmcoll_channel_t *ch, uint64_t step, const void *base, const size_t *displs) {
-    exposed_t mine = {.base = (uintptr_t)base, .displs = (uintptr_t)displs};
+/* Publish the buffer in `step`, which the caller has claimed; `stride` where the caller has put
+ * the displacements its readers need in its slot (0: none). */
+static void publish(shmcoll_channel_t *ch, uint64_t step, const void *base, const size_t *displs,
+                    size_t stride) {
+    exposed_t mine = {.base = (uintptr_t)base, .displs = (uintptr_t)displs, .stride = stride};
     shmcoll_heap_ref(base, &mine.heap);
     memcpy(shmcoll_channel_inline(ch, ch->rank, step), &mine, sizeof mine);
     shmcoll_channel_post(ch, step);
@@ -72,15 +77,29 @@ static shmcoll_status_t transfer(shmcoll_task_t *task, int q, uint64_t step, voi
     return SHMCOLL_OK;
 }
 
+/* The v-variants' displacements in this member's slot of `step` (claimed), one per member at
+ * consecutive places, where they fit: the stride to publish, else 0. Only where nothing else uses
+ * the slot in that step. */
+static size_t slot_displs(shmcoll_channel_t *ch, uint64_t step, const size_t *displs) {
+    if (!displs || (size_t)ch->size * sizeof *displs > ch->chunk) return 0;
+    memcpy(shmcoll_channel_buffer(ch, ch->rank, step), displs, (size_t)ch->size * sizeof *displs);
+    return sizeof *displs;
+}
+
 /* Where block `index` of member q's exposed buffer starts: index x `bytes` for uniform blocks,
- * else q's displacement for it, read from q's array. Only once q has posted `step` (the caller
- * tests for that post first: this never waits). */
+ * else q's displacement for it, from q's slot or its array. Only once q has posted `step` (the
+ * caller tests for that post first: this never waits). */
 static shmcoll_status_t peer_block(shmcoll_task_t *task, int q, uint64_t step, int index,
                                    size_t bytes, uintptr_t *where) {
     exposed_t theirs;
     memcpy(&theirs, shmcoll_channel_inline(task->ch, q, step), sizeof theirs);
     size_t displ = (size_t)index * bytes;
-    if (theirs.displs) {
+    if (theirs.displs && theirs.stride) {
+        memcpy(&displ,
+               (const char *)shmcoll_channel_buffer(task->ch, q, step) +
+                   (size_t)index * theirs.stride,
+               sizeof displ);
+    } else if (theirs.displs) {
         const uintptr_t entry = theirs.displs + (size_t)index * sizeof(size_t);
         SHMCOLL_CHECK(cma(task, q, &displ, entry, sizeof displ, 0));
     }
@@ -113,7 +132,8 @@ shmcoll_status_t shmcoll_coll_alltoall_single(shmcoll_task_t *task, coll_single_
     SHMCOLL_RESUME_BEGIN(&c->pc);
     c->step = shmcoll_channel_next_step(ch);
     SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_claim(ch, c->step, &task->wait));
-    publish(ch, c->step, sendbuf, out->counts ? out->displs : NULL);
+    const size_t *displs = out->counts ? out->displs : NULL;
+    publish(ch, c->step, sendbuf, displs, slot_displs(ch, c->step, displs));
     coll_copy(task, recvbuf + coll_bytes_displ(in, me), sendbuf + coll_bytes_displ(out, me),
               coll_bytes_count(in, me));
     for (c->i = 1; c->i < p; c->i++) {
@@ -141,7 +161,8 @@ shmcoll_status_t shmcoll_coll_gather_single(shmcoll_task_t *task, coll_single_t 
     c->step = shmcoll_channel_next_step(ch);
     if (me == root) {
         SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_claim(ch, c->step, &task->wait));
-        publish(ch, c->step, recvbuf, blocks->counts ? blocks->displs : NULL);
+        const size_t *displs = blocks->counts ? blocks->displs : NULL;
+        publish(ch, c->step, recvbuf, displs, slot_displs(ch, c->step, displs));
         if (mine) coll_copy(task, recvbuf + coll_bytes_displ(blocks, me), mine, my_count);
         for (c->i = 1; c->i < p; c->i++) {
             const size_t n = coll_bytes_count(blocks, (me + c->i) % p);
@@ -189,13 +210,16 @@ shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_task_t *task, coll_single_t
         for (int q = 0; q < ch->size; q++) {
             const size_t n = coll_bytes_count(blocks, q);
             if (q == me || !n) continue;
-            if (block_single(team, n, piece))
-                c->exposed = 1;
-            else
+            if (block_single(team, n, piece)) {
+                c->exposed = 1; /* q's piece is free: its displacement goes there */
+                if (blocks->counts && piece >= sizeof(size_t))
+                    memcpy(slots + (size_t)q * piece, &blocks->displs[q], sizeof(size_t));
+            } else
                 coll_copy(task, slots + (size_t)q * piece, sendbuf + coll_bytes_displ(blocks, q),
                           n);
         }
-        publish(ch, c->step, sendbuf, blocks->counts ? blocks->displs : NULL);
+        publish(ch, c->step, sendbuf, blocks->counts ? blocks->displs : NULL,
+                blocks->counts && piece >= sizeof(size_t) ? piece : 0);
         if (recvbuf) coll_copy(task, recvbuf, sendbuf + coll_bytes_displ(blocks, me), my_count);
         shmcoll_channel_ack(ch, c->step);
         if (c->exposed)
@@ -246,7 +270,7 @@ static shmcoll_status_t bcast_single_progress(shmcoll_task_t *task) {
     s->step = shmcoll_channel_next_step(ch);
     if (ch->rank == root) {
         SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_claim(ch, s->step, &task->wait));
-        publish(ch, s->step, task->args->recvbuf, NULL);
+        publish(ch, s->step, task->args->recvbuf, NULL, 0);
         shmcoll_channel_ack(ch, s->step);
         SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_done(ch, s->step, &task->wait));
     } else {
