@@ -85,16 +85,19 @@ static uint32_t timed_blocks(size_t bytes) {
     return blocks > 1 ? (uint32_t)blocks : 1;
 }
 
-/* Large bands have no warm-up round: the leader's calls before each trial warm the buffers up
- * (the first calls of a band often fault their pages in). */
-static uint32_t warmup_blocks(size_t bytes) {
-    return bytes >= LARGE_BYTES ? 0 : 1;
+/* Untimed calls that open a measurement: a block of each candidate up to 1 MiB; beyond, one call
+ * of the leader on the band's first measurement (its first call often faults the buffers' pages
+ * in), none later (the leader's calls between the spread trials warm up). So a large band has a
+ * verdict after one call per candidate and one more, and a candidate twice as slow as the best
+ * costs one call's time once. */
+static uint32_t warmup_calls(const calib_band_t *band, size_t bytes) {
+    if (bytes >= LARGE_BYTES) return band->measured ? 0 : 1;
+    return (band->nways ? band->nways : 1u) * block_calls(bytes);
 }
 
 /* Calls of a measurement: the warm-up and the timed blocks of every candidate. */
 static uint32_t measure_calls(const calib_band_t *band, size_t bytes) {
-    return (uint32_t)band->nways * block_calls(bytes) *
-           (warmup_blocks(bytes) + timed_blocks(bytes));
+    return warmup_calls(band, bytes) + band->nways * block_calls(bytes) * timed_blocks(bytes);
 }
 
 /* The band of the call (the selector's size bands), its state made on first use; NULL without
@@ -167,21 +170,21 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
             return SHMCOLL_OK;
         }
     }
-    /* A large band's trials are spread: the last call of every SPREAD is one, the others take the
-     * leader (the verdict in force, else the node team's choice), so that a candidate twice as
-     * slow costs at most 1/SPREAD more while it is tried. Those calls are neither timed nor kept
-     * (repeat.h). */
-    if (bytes >= LARGE_BYTES && band->spread++ % SPREAD != SPREAD - 1) {
+    /* A large band measured again spreads its trials: the last call of every SPREAD is one, the
+     * others take the verdict in force, so that a candidate twice as slow costs at most 1/SPREAD
+     * more while it is tried. Those calls are neither timed nor kept (repeat.h). */
+    if (bytes >= LARGE_BYTES && band->measured && band->spread++ % SPREAD != SPREAD - 1) {
         *turn = (shmcoll_mpi_calib_turn_t){0};
-        return take(call, band, band->measured ? band->verdict : 0, turn);
+        return take(call, band, band->verdict, turn);
     }
-    /* Not settled: the candidates take turns, a block of calls each; the first block (way 0)
-     * finds them. */
-    const uint32_t i = band->calls++, per_block = block_calls(bytes), block = i / per_block;
-    const uint32_t ways = band->nways ? band->nways : 1;
+    /* Not settled: the candidates take turns, a block of calls each, after the warm-up; the first
+     * block (way 0) finds them. */
+    const uint32_t i = band->calls++, per_block = block_calls(bytes);
+    const uint32_t ways = band->nways ? band->nways : 1, warm = warmup_calls(band, bytes);
+    const int timed = i >= warm;
     *turn = (shmcoll_mpi_calib_turn_t){.band = band,
-                                       .way = (int)(block % ways),
-                                       .timed = block >= ways * warmup_blocks(bytes),
+                                       .way = (int)((timed ? i - warm : i) / per_block % ways),
+                                       .timed = timed,
                                        .bytes = bytes};
     turn->block_end = i % per_block == per_block - 1;
     /* A line per turn would be timed with it (a log line through the launcher costs tens of
@@ -241,7 +244,10 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     for (int w = 1; w < n - 1; w++)
         if (slowest[w] < slowest[verdict]) verdict = w;
     if (slowest[n - 1] < MARGIN * slowest[verdict]) verdict = n - 1;
-    const uint32_t base = RECHECK * measure_calls(band, bytes);
+    /* Large bands: measured again soon after, spread, the interval doubling while the verdict
+     * holds (one timed call per candidate is a verdict on few calls). */
+    const uint32_t base =
+        bytes >= LARGE_BYTES ? SPREAD * (uint32_t)n : RECHECK * measure_calls(band, bytes);
     const int same = band->measured && verdict == band->verdict;
     band->interval = same && band->interval < RECHECK_MAX / 2 ? 2 * band->interval : base;
     band->countdown = band->interval;

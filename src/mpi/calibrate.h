@@ -17,9 +17,9 @@
  *   - the MPI library's own collective (PMPI_*).
  * The candidates take turns in blocks of calls in a row (4 below 64 KiB, 8 up to 1 MiB, 1 beyond:
  * calls in a row overlap, as in applications' loops, which one call's time does not show): up to
- * 1 MiB a first untimed round (warm-up), then timed rounds; from 1 MiB one timed call each, spread:
- * one call in 8 is a trial, the others take the leader (the verdict in force, else the node team's
- * choice). Each timed block starts from a PMPI_Barrier,
+ * 1 MiB a first untimed round (warm-up), then timed rounds; from 1 MiB one untimed call, then one
+ * timed call each, and when measured again, the trials spread: one call in 8 is a trial, the others
+ * take the verdict in force. Each timed block starts from a PMPI_Barrier,
  * so that a rank that arrives late (an application's first calls are mostly such waits) does not
  * count, and each call of the block is timed on its own, so that what the application does
  * between calls does not either; each rank keeps its fastest block of each candidate, and one
@@ -28,11 +28,12 @@
  * SHMCOLL_VERBOSE=1 logs every verdict with the candidates' times per call.
  *
  * Cost, bounded by size: SHMCOLL_CALIBRATE timed calls per candidate (and a warm-up block) up to
- * 1 MiB; from 1 MiB one call per candidate, one call in 8, so a candidate twice as slow as the
- * leader costs at most 1/8 more while the band is measured.
+ * 1 MiB; from 1 MiB one call per candidate (a candidate twice as slow as the best costs one call's
+ * time once), measured again 8 calls per candidate later with the trials spread one in 8 calls.
  * Watching: after a verdict the band is measured again after 64 times the calls its measurement
- * took, an interval that doubles while the verdict holds and starts over when it changes; so
- * measurement never takes more than 1/64 of a band's calls. Every rank counts the same calls of a
+ * took (from 1 MiB: 8 calls per candidate), an interval that doubles while the verdict holds and
+ * starts over when it changes; so measurement takes at most 1/64 of a band's calls below 1 MiB, and
+ * from 1 MiB trials are at most 1 call in 16. Every rank counts the same calls of a
  * band (its key is the size every rank knows), so all take the same way on every call, meet in
  * the same barriers and allreduce, and measure again at the same call.
  *
