@@ -86,10 +86,10 @@ static uint32_t timed_blocks(size_t bytes) {
 }
 
 /* Untimed calls that open a measurement: a block of each candidate up to 1 MiB; beyond, one call
- * of the leader on the band's first measurement (its first call often faults the buffers' pages
- * in), none later (the leader's calls between the spread trials warm up). So a large band has a
- * verdict after one call per candidate and one more, and a candidate twice as slow as the best
- * costs one call's time once. */
+ * on the band's first measurement (its first call often faults the buffers' pages in), the MPI
+ * library's, which costs what it would without shmcoll; none later (the calls between the spread
+ * trials warm up). So a large band has a verdict after one call per candidate and one more, and
+ * a candidate twice as slow as the MPI library's costs one call's time once. */
 static uint32_t warmup_calls(const calib_band_t *band, size_t bytes) {
     if (bytes >= LARGE_BYTES) return band->measured ? 0 : 1;
     return (band->nways ? band->nways : 1u) * block_calls(bytes);
@@ -195,7 +195,7 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
         band->block = 0;
     }
     turn->start = now();
-    if (mpi_way(band, turn->way))
+    if (mpi_way(band, turn->way) || (!timed && bytes >= LARGE_BYTES))
         return shmcoll_mpi_call_reject(call, "measuring: the MPI library's turn");
     turn->row = band->rows[turn->way];
     return SHMCOLL_OK;

@@ -17,7 +17,8 @@
  *   - the MPI library's own collective (PMPI_*).
  * The candidates take turns in blocks of calls in a row (4 below 64 KiB, 8 up to 1 MiB, 1 beyond:
  * calls in a row overlap, as in applications' loops, which one call's time does not show): up to
- * 1 MiB a first untimed round (warm-up), then timed rounds; from 1 MiB one untimed call, then one
+ * 1 MiB a first untimed round (warm-up), then timed rounds; from 1 MiB one untimed call (the MPI
+ * library's), then one
  * timed call each, and when measured again, the trials spread: one call in 8 is a trial, the others
  * take the verdict in force. Each timed block starts from a PMPI_Barrier,
  * so that a rank that arrives late (an application's first calls are mostly such waits) does not
