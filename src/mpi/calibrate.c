@@ -15,10 +15,11 @@
 #include <string.h>
 #include <time.h>
 
-#define MAX_WAYS     4    /* the node team's choice, two other rows, the MPI library's */
-#define MARGIN       0.98 /* the MPI library's way must be this much faster to be chosen */
-#define RECHECK      64   /* measured again after this many times the calls it took */
-#define RECHECK_MAX  (1u << 30)
+#define MAX_WAYS     4          /* the node team's choice, two other rows, the MPI library's */
+#define MARGIN       0.98       /* the MPI library's way must be this much faster to be chosen */
+#define RECHECK      64         /* measured again after this many times the calls it took */
+#define RECHECK_MAX  (1u << 30) /* under given tuning: never measured */
+#define RECHECK_GROW 64         /* the interval grows to at most this many times its start */
 #define MEDIUM_BYTES ((size_t)64 << 10)
 #define LARGE_BYTES  ((size_t)1 << 20)
 #define SPREAD       8 /* large bands: one call in this many is a trial */
@@ -249,7 +250,11 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     const uint32_t base =
         bytes >= LARGE_BYTES ? SPREAD * (uint32_t)n : RECHECK * measure_calls(band, bytes);
     const int same = band->measured && verdict == band->verdict;
-    band->interval = same && band->interval < RECHECK_MAX / 2 ? 2 * band->interval : base;
+    /* Bounded, so that a change of the machine's state (or of the sizes in a v-variant's one band)
+     * is seen within a bounded number of calls, at a cost of 1/(RECHECK x RECHECK_GROW) then. */
+    const uint32_t grown =
+        band->interval <= base * (RECHECK_GROW / 2) ? 2 * band->interval : base * RECHECK_GROW;
+    band->interval = same ? grown : base;
     band->countdown = band->interval;
     band->verdict = (uint8_t)verdict;
     band->gain = slowest[n - 1] - slowest[verdict];

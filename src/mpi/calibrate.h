@@ -32,8 +32,9 @@
  * 1 MiB; from 1 MiB one call per candidate (a candidate twice as slow as the best costs one call's
  * time once), measured again 8 calls per candidate later with the trials spread one in 8 calls.
  * Watching: after a verdict the band is measured again after 64 times the calls its measurement
- * took (from 1 MiB: 8 calls per candidate), an interval that doubles while the verdict holds and
- * starts over when it changes; so measurement takes at most 1/64 of a band's calls below 1 MiB, and
+ * took (from 1 MiB: 8 calls per candidate), an interval that doubles while the verdict holds (up
+ * to 64 times its start, so that a change of the machine's state is seen) and starts over when it
+ * changes; so measurement takes at most 1/64 of a band's calls below 1 MiB, and
  * from 1 MiB trials are at most 1 call in 16. Every rank counts the same calls of a
  * band (its key is the size every rank knows), so all take the same way on every call, meet in
  * the same barriers and allreduce, and measure again at the same call.
