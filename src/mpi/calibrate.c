@@ -22,6 +22,7 @@
 #define RECHECK_GROW 64         /* the interval grows to at most this many times its start */
 #define MEDIUM_BYTES ((size_t)64 << 10)
 #define LARGE_BYTES  ((size_t)1 << 20)
+#define HUGE_BYTES   ((size_t)8 << 20)
 #define SPREAD       8 /* large bands: one call in this many is a trial */
 
 /* The rows of each kind that move data in ways whose speed depends on the machine's state (single
@@ -72,14 +73,15 @@ static double now(void) {
 /* Calls of one candidate in a row (a block): calls in a row overlap (a rank leaves a call while
  * a peer still finishes it, slots are double-buffered), which one call's time does not show, as
  * applications' loops and benchmarks make them: 4 below 64 KiB, 8 up to 1 MiB (a 256 KiB bcast
- * took 14-20 us a call in blocks of 2 and 27 us in a loop, as in blocks of 8), 1 beyond. */
+ * took 14-20 us a call in blocks of 2 and 27 us in a loop, as in blocks of 8), 4 up to 8 MiB
+ * (Open MPI's segmented 2 MiB bcast took 270-380 us a call alone and 190 in a loop), 1 beyond. */
 static uint32_t block_calls(size_t bytes) {
-    return bytes >= LARGE_BYTES ? 1 : bytes >= MEDIUM_BYTES ? 8 : 4;
+    return bytes >= HUGE_BYTES ? 1 : bytes >= LARGE_BYTES ? 4 : bytes >= MEDIUM_BYTES ? 8 : 4;
 }
 
-/* Timed blocks of each candidate: SHMCOLL_CALIBRATE calls up to 1 MiB, 1 beyond (at least one
- * block): a large call is long against the machine's noise, and the band is measured again
- * anyway. */
+/* Timed blocks of each candidate: SHMCOLL_CALIBRATE calls up to 1 MiB, one block beyond (at
+ * least one block): a large call is long against the machine's noise, and the band is measured
+ * again anyway. */
 static uint32_t timed_blocks(size_t bytes) {
     const long calls = bytes >= LARGE_BYTES ? 1 : shmcoll_config()->calibrate;
     const long blocks = calls / (long)block_calls(bytes);
@@ -171,10 +173,12 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
             return SHMCOLL_OK;
         }
     }
-    /* A large band measured again spreads its trials: the last call of every SPREAD is one, the
-     * others take the verdict in force, so that a candidate twice as slow costs at most 1/SPREAD
-     * more while it is tried. Those calls are neither timed nor kept (repeat.h). */
-    if (bytes >= LARGE_BYTES && band->measured && band->spread++ % SPREAD != SPREAD - 1) {
+    /* A large band measured again spreads its trials: of every SPREAD blocks' worth of calls the
+     * last block is a trial, the others take the verdict in force, so that a candidate twice as
+     * slow costs at most 1/SPREAD more while it is tried. Those calls are neither timed nor kept
+     * (repeat.h). */
+    const uint32_t run = SPREAD * block_calls(bytes), trial = run - block_calls(bytes);
+    if (bytes >= LARGE_BYTES && band->measured && band->spread++ % run < trial) {
         *turn = (shmcoll_mpi_calib_turn_t){0};
         return take(call, band, band->verdict, turn);
     }
@@ -183,15 +187,14 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
     const uint32_t i = band->calls++, per_block = block_calls(bytes);
     const uint32_t ways = band->nways ? band->nways : 1, warm = warmup_calls(band, bytes);
     const int timed = i >= warm;
-    *turn = (shmcoll_mpi_calib_turn_t){.band = band,
-                                       .way = (int)((timed ? i - warm : i) / per_block % ways),
-                                       .timed = timed,
-                                       .bytes = bytes};
-    turn->block_end = i % per_block == per_block - 1;
+    const uint32_t at = timed ? i - warm : i; /* place among the timed (or warm-up) calls */
+    *turn = (shmcoll_mpi_calib_turn_t){
+        .band = band, .way = (int)(at / per_block % ways), .timed = timed, .bytes = bytes};
+    turn->block_end = at % per_block == per_block - 1;
     /* A line per turn would be timed with it (a log line through the launcher costs tens of
      * microseconds). */
     call->quiet = 1;
-    if (turn->timed && i % per_block == 0) { /* every rank starts a timed block together */
+    if (turn->timed && at % per_block == 0) { /* every rank starts a timed block together */
         PMPI_Barrier(call->comm);
         band->block = 0;
     }
@@ -247,8 +250,8 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     if (slowest[n - 1] < MARGIN * slowest[verdict]) verdict = n - 1;
     /* Large bands: measured again soon after, spread, the interval doubling while the verdict
      * holds (one timed call per candidate is a verdict on few calls). */
-    const uint32_t base =
-        bytes >= LARGE_BYTES ? SPREAD * (uint32_t)n : RECHECK * measure_calls(band, bytes);
+    const uint32_t base = bytes >= LARGE_BYTES ? SPREAD * block_calls(bytes) * (uint32_t)n
+                                               : RECHECK * measure_calls(band, bytes);
     const int same = band->measured && verdict == band->verdict;
     /* Bounded, so that a change of the machine's state (or of the sizes in a v-variant's one band)
      * is seen within a bounded number of calls, at a cost of 1/(RECHECK x RECHECK_GROW) then. */

@@ -15,12 +15,13 @@
  *     shared slots (DAV 4, but in cache on one side) — which is faster depends on the machine's
  *     state;
  *   - the MPI library's own collective (PMPI_*).
- * The candidates take turns in blocks of calls in a row (4 below 64 KiB, 8 up to 1 MiB, 1 beyond:
+ * The candidates take turns in blocks of calls in a row (4 below 64 KiB, 8 up to 1 MiB, 4 up to
+ * 8 MiB, 1 beyond:
  * calls in a row overlap, as in applications' loops, which one call's time does not show): up to
  * 1 MiB a first untimed round (warm-up), then timed rounds; from 1 MiB one untimed call (the MPI
  * library's), then one
- * timed call each, and when measured again, the trials spread: one call in 8 is a trial, the others
- * take the verdict in force. Each timed block starts from a PMPI_Barrier,
+ * timed block each, and when measured again, the trials spread: one block in 8 is a trial, the
+ * others take the verdict in force. Each timed block starts from a PMPI_Barrier,
  * so that a rank that arrives late (an application's first calls are mostly such waits) does not
  * count, and each call of the block is timed on its own, so that what the application does
  * between calls does not either; each rank keeps its fastest block of each candidate, and one
@@ -29,10 +30,11 @@
  * SHMCOLL_VERBOSE=1 logs every verdict with the candidates' times per call.
  *
  * Cost, bounded by size: SHMCOLL_CALIBRATE timed calls per candidate (and a warm-up block) up to
- * 1 MiB; from 1 MiB one call per candidate (a candidate twice as slow as the best costs one call's
- * time once), measured again 8 calls per candidate later with the trials spread one in 8 calls.
+ * 1 MiB; from 1 MiB one block per candidate (a candidate twice as slow as the best costs one
+ * block's time once), measured again 8 blocks per candidate later with the trials spread one block
+ * in 8.
  * Watching: after a verdict the band is measured again after 64 times the calls its measurement
- * took (from 1 MiB: 8 calls per candidate), an interval that doubles while the verdict holds (up
+ * took (from 1 MiB: 8 blocks per candidate), an interval that doubles while the verdict holds (up
  * to 64 times its start, so that a change of the machine's state is seen) and starts over when it
  * changes; so measurement takes at most 1/64 of a band's calls below 1 MiB, and
  * from 1 MiB trials are at most 1 call in 16. Every rank counts the same calls of a
