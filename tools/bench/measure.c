@@ -6,7 +6,8 @@
  *    the slower one takes 20 ms, agreed over ranks (PMPI_Allreduce MAX), so every rank runs the
  *    same iteration count; the best rate seen is scaled to the target time per loop (--time;
  *    by default 0.1 s for barrier, bcast, reduce, allreduce and 0.05 s for the others).
- * 3. `rounds` timed loops per implementation, alternating in ABBA order (MPI, shmcoll, shmcoll,
+ * 3. `rounds` timed loops per implementation (more, an even number, where loops are short of
+ *    MIN_CALLS calls in all), alternating in ABBA order (MPI, shmcoll, shmcoll,
  *    MPI, ...) so slow drift and any advantage of going first or second cancel. Each loop starts
  *    after a PMPI_Barrier. Without cache-bust the loop is timed as a whole; with it each call is
  *    timed alone, after its (untimed) rewrite of the send buffer and a PMPI_Barrier.
@@ -37,6 +38,10 @@
 #define PROBE_MIN_SECONDS   0.001
 /* Even the slowest case runs a few calls per loop, so one stall does not decide its mean. */
 #define MIN_ITERS 3
+/* ... and, unless --iters is given, so many timed calls per implementation at least, in more
+ * rounds: a row of 3-call loops (64 MiB) differed by 6-11% between two columns that both ran the
+ * MPI library's collective. */
+#define MIN_CALLS 24
 #define MAX_ITERS 10000000L
 
 /* A different tag for every loop of the run (and every iteration with cache-bust), so no loop can
@@ -193,20 +198,25 @@ void shmcoll_bench_measure_run(const shmcoll_bench_case_t *c_, const shmcoll_ben
     timed_loop(c, SHMCOLL_BENCH_IMPL_MPI, warmup);
     timed_loop(c, SHMCOLL_BENCH_IMPL_SHMCOLL, warmup);
     long iters = o->iters ? o->iters : calibrate(c, shmcoll_bench_options_target(o, c->coll));
+    int rounds = o->rounds;
+    if (!o->iters && (long)rounds * iters < MIN_CALLS) {
+        rounds = (int)((MIN_CALLS + iters - 1) / iters);
+        rounds += rounds % 2;
+    }
 
     /* The DAV counter only grows in shmcoll's calls, so its growth over the whole run of timed
      * loops (the MPI library's loops add nothing) divided by the calls is the DAV per call. */
     unsigned long long dav_start, dav_end;
     int dav_known = dav_read(c, &dav_start);
     double seconds[SHMCOLL_BENCH_NIMPL] = {0, 0};
-    for (int r = 0; r < o->rounds; r++) {
+    for (int r = 0; r < rounds; r++) {
         shmcoll_bench_impl_t first = r % 2 ? SHMCOLL_BENCH_IMPL_SHMCOLL : SHMCOLL_BENCH_IMPL_MPI;
         shmcoll_bench_impl_t second = r % 2 ? SHMCOLL_BENCH_IMPL_MPI : SHMCOLL_BENCH_IMPL_SHMCOLL;
         seconds[first] += timed_loop(c, first, iters);
         seconds[second] += timed_loop(c, second, iters);
     }
     dav_known = dav_read(c, &dav_end) && dav_known;
-    const double calls = (double)iters * o->rounds;
+    const double calls = (double)iters * rounds;
     /* Maximum over ranks of the times per call, and of 1 where a rank could not read its DAV;
      * sum over ranks of the DAV per call. Two reductions: each costs milliseconds on an
      * oversubscribed node. */
@@ -219,7 +229,7 @@ void shmcoll_bench_measure_run(const shmcoll_bench_case_t *c_, const shmcoll_ben
     for (int i = 0; i < SHMCOLL_BENCH_NIMPL; i++) result->usec[i] = worst_all[i];
     result->dav_known = worst_all[SHMCOLL_BENCH_NIMPL] == 0;
     result->iters = iters;
-    result->rounds = o->rounds;
+    result->rounds = rounds;
     result->copy_gbs = 0;
     for (int i = 0; i < SHMCOLL_BENCH_NIMPL; i++) result->overlap[i] = -1;
     if (o->overlap && c->form == SHMCOLL_BENCH_FORM_NONBLOCKING && !c->cache_bust) {

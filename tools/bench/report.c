@@ -93,8 +93,8 @@ static void header(FILE *out, int csv, const shmcoll_bench_options_t *o, int npr
                  "loops calibrated to 0.1 s (barrier to allreduce), 0.05 s (others)");
     fprintf(out,
             "%stime per call in microseconds: per-rank mean, maximum over ranks; %s; %d round%s "
-            "alternating MPI (PMPI_*) and shmcoll (MPI_*); type %s, op sum, root %d; buffers "
-            "from %s\n",
+            "alternating MPI (PMPI_*) and shmcoll (MPI_*), more where that makes fewer than 24 "
+            "calls; type %s, op sum, root %d; buffers from %s\n",
             lead, loops, o->rounds, o->rounds == 1 ? "" : "s", shmcoll_bench_type_name(o->type),
             o->root, o->alloc_mem ? "MPI_Alloc_mem" : "malloc");
     fprintf(out,
