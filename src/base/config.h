@@ -80,9 +80,10 @@
       "file of overrides in the SHMCOLL_TUNE grammar (written by shmcoll-tune)")                   \
     X(calibrate, "SHMCOLL_CALIBRATE", INT, COMM, "16",                                             \
       "timed calls of each candidate before a collective's size band is settled on a "             \
-      "communicator (a quarter from 64 KiB, 2 from 1 MiB): the node team's choice, the other "     \
-      "ways of moving blocks, the MPI library's own; the fastest serves, measured again now and "  \
-      "then (0: the node team's choice, unmeasured; none under SHMCOLL_TUNE or a tuning file)")    \
+      "communicator (from 1 MiB one block each, the trials spread when measured again): the "      \
+      "node team's choice, the other ways of moving blocks, the MPI library's own; the fastest "   \
+      "serves, measured again now and then (0: the node team's choice, unmeasured; none under "    \
+      "SHMCOLL_TUNE or a tuning file)")                                                            \
     X(calibrate_max, "SHMCOLL_CALIBRATE_MAX", SIZE, COMM, "1024G",                                 \
       "largest message whose size band is measured (above it the node team's choice serves)")      \
     X(isa, "SHMCOLL_ISA", STRING, LOCAL, "",                                                       \

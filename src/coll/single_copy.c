@@ -207,19 +207,19 @@ shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_task_t *task, coll_single_t
         c->exposed = 0;
         SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_claim(ch, c->step, &task->wait));
         char *slots = shmcoll_channel_buffer(ch, me, c->step);
+        /* a single-copy reader's piece is free: its displacement goes there, where it fits */
+        const size_t stride = blocks->counts && piece >= sizeof(size_t) ? piece : 0;
         for (int q = 0; q < ch->size; q++) {
             const size_t n = coll_bytes_count(blocks, q);
             if (q == me || !n) continue;
             if (block_single(team, n, piece)) {
-                c->exposed = 1; /* q's piece is free: its displacement goes there */
-                if (blocks->counts && piece >= sizeof(size_t))
-                    memcpy(slots + (size_t)q * piece, &blocks->displs[q], sizeof(size_t));
+                c->exposed = 1;
+                if (stride) memcpy(slots + (size_t)q * stride, &blocks->displs[q], sizeof(size_t));
             } else
                 coll_copy(task, slots + (size_t)q * piece, sendbuf + coll_bytes_displ(blocks, q),
                           n);
         }
-        publish(ch, c->step, sendbuf, blocks->counts ? blocks->displs : NULL,
-                blocks->counts && piece >= sizeof(size_t) ? piece : 0);
+        publish(ch, c->step, sendbuf, blocks->counts ? blocks->displs : NULL, stride);
         if (recvbuf) coll_copy(task, recvbuf, sendbuf + coll_bytes_displ(blocks, me), my_count);
         shmcoll_channel_ack(ch, c->step);
         if (c->exposed)

@@ -91,8 +91,8 @@ static uint32_t timed_blocks(size_t bytes) {
 /* Untimed calls that open a measurement: a block of each candidate up to 1 MiB; beyond, one call
  * on the band's first measurement (its first call often faults the buffers' pages in), the MPI
  * library's, which costs what it would without shmcoll; none later (the calls between the spread
- * trials warm up). So a large band has a verdict after one call per candidate and one more, and
- * a candidate twice as slow as the MPI library's costs one call's time once. */
+ * trials warm up). So a large band has a verdict after one block per candidate and one call more,
+ * and a candidate twice as slow as the MPI library's costs one block's time once. */
 static uint32_t warmup_calls(const calib_band_t *band, size_t bytes) {
     if (bytes >= LARGE_BYTES) return band->measured ? 0 : 1;
     return (band->nways ? band->nways : 1u) * block_calls(bytes);
@@ -177,8 +177,8 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
      * last block is a trial, the others take the verdict in force, so that a candidate twice as
      * slow costs at most 1/SPREAD more while it is tried. Those calls are neither timed nor kept
      * (repeat.h). */
-    const uint32_t run = SPREAD * block_calls(bytes), trial = run - block_calls(bytes);
-    if (bytes >= LARGE_BYTES && band->measured && band->spread++ % run < trial) {
+    if (bytes >= LARGE_BYTES && band->measured &&
+        band->spread++ % (SPREAD * block_calls(bytes)) < (SPREAD - 1) * block_calls(bytes)) {
         *turn = (shmcoll_mpi_calib_turn_t){0};
         return take(call, band, band->verdict, turn);
     }
@@ -255,9 +255,8 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     const int same = band->measured && verdict == band->verdict;
     /* Bounded, so that a change of the machine's state (or of the sizes in a v-variant's one band)
      * is seen within a bounded number of calls, at a cost of 1/(RECHECK x RECHECK_GROW) then. */
-    const uint32_t grown =
-        band->interval <= base * (RECHECK_GROW / 2) ? 2 * band->interval : base * RECHECK_GROW;
-    band->interval = same ? grown : base;
+    const uint32_t cap = base * RECHECK_GROW;
+    band->interval = !same ? base : band->interval < cap / 2 ? 2 * band->interval : cap;
     band->countdown = band->interval;
     band->verdict = (uint8_t)verdict;
     band->gain = slowest[n - 1] - slowest[verdict];
