@@ -11,7 +11,7 @@
 
 #include "group/compose.h"
 
-#include <time.h>
+#include "shm/wait.h"
 
 /* Begin, calibration's turn, prepare (or the prepared call of a repeat), run and finish. */
 static shmcoll_status_t sequence(shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
@@ -61,24 +61,18 @@ static int conclude(shmcoll_mpi_call_t *call, shmcoll_status_t status,
     return rc;
 }
 
-static double seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* The whole call with SHMCOLL_STATS=1 (which takes every call through the sequence), timed for
  * the statistics' view (stats_view.h). */
 static int timed_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
                      int large) {
     shmcoll_mpi_call_t call;
     shmcoll_mpi_calib_turn_t turn = {0};
-    const double start = seconds();
+    const double start = shmcoll_shm_now();
     const shmcoll_status_t status = sequence(&call, desc, margs, comm, large, &turn);
     const int rc = conclude(&call, status, desc, margs, comm, large, &turn);
     const size_t bytes = call.state && desc->key ? desc->key(margs, call.state) : call.bytes;
     shmcoll_mpi_view_time(desc->coll, bytes, status != SHMCOLL_ERR_NOT_SUPPORTED,
-                          seconds() - start);
+                          shmcoll_shm_now() - start);
     return rc;
 }
 

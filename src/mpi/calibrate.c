@@ -8,12 +8,12 @@
 #include "mpi/stats_view.h"
 #include "select/select.h"
 #include "select/tune.h"
+#include "shm/wait.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MAX_WAYS     4          /* the node team's choice, two other rows, the MPI library's */
 #define MARGIN       0.98       /* the MPI library's way must be this much faster to be chosen */
@@ -62,12 +62,6 @@ static void calib_free(void *p) {
     calib_t *calib = p;
     for (int c = 0; c < SHMCOLL_MPI_COLL_COUNT; c++) free(calib->bands[c]);
     free(calib);
-}
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* Calls of one candidate in a row (a block): calls in a row overlap (a rank leaves a call while
@@ -198,7 +192,7 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
         PMPI_Barrier(call->comm);
         band->block = 0;
     }
-    turn->start = now();
+    turn->start = shmcoll_shm_now();
     if (mpi_way(band, turn->way) || (!timed && bytes >= LARGE_BYTES))
         return shmcoll_mpi_call_reject(call, "measuring: the MPI library's turn");
     turn->row = band->rows[turn->way];
@@ -281,7 +275,7 @@ void shmcoll_mpi_calibrate_end(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_
     calib_band_t *band = turn->band;
     if (!band) return;
     if (turn->timed) { /* each call's own time, not the application's between calls */
-        band->block += now() - turn->start;
+        band->block += shmcoll_shm_now() - turn->start;
         if (turn->block_end) {
             const double per_call = band->block / block_calls(turn->bytes);
             double *best = &band->best[turn->way];
