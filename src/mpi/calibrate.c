@@ -68,25 +68,36 @@ static void calib_free(void *p) {
  * a peer still finishes it, slots are double-buffered), which one call's time does not show, as
  * applications' loops and benchmarks make them: 4 below 64 KiB, 8 up to 1 MiB (a 256 KiB bcast
  * took 14-20 us a call in blocks of 2 and 27 us in a loop, as in blocks of 8), 4 up to 8 MiB
- * (Open MPI's segmented 2 MiB bcast took 270-380 us a call alone and 190 in a loop), 1 beyond. */
+ * (Open MPI's segmented 2 MiB bcast took 270-380 us a call alone and 190 in a loop), 1 beyond.
+ * Each call is timed from its start to its end, the first after the barrier too: timing the
+ * calls' period instead (from the end of the first call to the end of the last) measured loops
+ * better, but a call after a barrier worse, and the benchmark's rows that rewrite the buffer and
+ * meet in a barrier before each call lost up to 3x (Open MPI, geometric mean over the rows 1.38
+ * -> 1.23x, two runs each, alternated). */
 static uint32_t block_calls(size_t bytes) {
     return bytes >= HUGE_BYTES ? 1 : bytes >= LARGE_BYTES ? 4 : bytes >= MEDIUM_BYTES ? 8 : 4;
 }
 
-/* Timed blocks of each candidate: SHMCOLL_CALIBRATE calls up to 1 MiB, one block beyond (at
- * least one block): a large call is long against the machine's noise, and the band is measured
- * again anyway. */
+/* Timed blocks of each candidate: SHMCOLL_CALIBRATE calls up to 1 MiB (at least one block), one
+ * block up to 8 MiB, two blocks of one call beyond: a large call is long against the machine's
+ * noise, and the band is measured again anyway, but one call of a candidate now and then takes
+ * half as long again (faults, the memory state): Open MPI's 16 MiB alltoall measured single-copy
+ * 11.4 ms against the MPI library's 6.9 ms once, 6.4-7.8 ms against 7.4-8.8 ms in the runs around
+ * it; the best of two calls is that outlier only when both are, and a block of 4 calls averages
+ * it. (Two blocks of 4 from 1 MiB cost more in trials of slow candidates than they saved: a
+ * 2 MiB alltoall fell to 0.87x the MPI library's, its rotated row 4x slower.) */
 static uint32_t timed_blocks(size_t bytes) {
-    const long calls = bytes >= LARGE_BYTES ? 1 : shmcoll_config()->calibrate;
-    const long blocks = calls / (long)block_calls(bytes);
+    if (bytes >= LARGE_BYTES) return bytes >= HUGE_BYTES ? 2 : 1;
+    const long blocks = shmcoll_config()->calibrate / (long)block_calls(bytes);
     return blocks > 1 ? (uint32_t)blocks : 1;
 }
 
 /* Untimed calls that open a measurement: a block of each candidate up to 1 MiB; beyond, one call
  * on the band's first measurement (its first call often faults the buffers' pages in), the MPI
  * library's, which costs what it would without shmcoll; none later (the calls between the spread
- * trials warm up). So a large band has a verdict after one block per candidate and one call more,
- * and a candidate twice as slow as the MPI library's costs one block's time once. */
+ * trials warm up). So a large band has a verdict after one block (beyond 8 MiB two calls) per
+ * candidate and one call more, and a candidate twice as slow as the MPI library's costs that
+ * much time once. */
 static uint32_t warmup_calls(const calib_band_t *band, size_t bytes) {
     if (bytes >= LARGE_BYTES) return band->measured ? 0 : 1;
     return (band->nways ? band->nways : 1u) * block_calls(bytes);
@@ -243,7 +254,7 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
         if (slowest[w] < slowest[verdict]) verdict = w;
     if (slowest[n - 1] < MARGIN * slowest[verdict]) verdict = n - 1;
     /* Large bands: measured again soon after, spread, the interval doubling while the verdict
-     * holds (one timed call per candidate is a verdict on few calls). */
+     * holds (a verdict on few calls). */
     const uint32_t base = bytes >= LARGE_BYTES ? SPREAD * block_calls(bytes) * (uint32_t)n
                                                : RECHECK * measure_calls(band, bytes);
     const int same = band->measured && verdict == band->verdict;
