@@ -23,7 +23,9 @@
 #define MEDIUM_BYTES ((size_t)64 << 10)
 #define LARGE_BYTES  ((size_t)1 << 20)
 #define HUGE_BYTES   ((size_t)8 << 20)
-#define SPREAD       8 /* large bands: one call in this many is a trial */
+#define SPREAD       8   /* large bands: one call in this many is a trial */
+#define PRUNE        2.0 /* a row this many times slower than the verdict sits out ... */
+#define PRUNE_ROUNDS 4   /* ... this many measurements (the MPI library's never does) */
 
 /* The rows of each kind that move data in ways whose speed depends on the machine's state (single
  * copy against copy-in/copy-out), measured besides the node team's choice where they serve. */
@@ -43,6 +45,8 @@ typedef struct shmcoll_mpi_calib_band {
     uint8_t nways;              /* candidates (0: not found yet; the last is the MPI library's) */
     uint8_t verdict;            /* the way that serves, once measured */
     uint8_t measured;           /* a verdict was reached before */
+    uint8_t skip;               /* ways (bit w) this measurement leaves out (pruned) */
+    uint8_t skip_rounds;        /* measurements the pruned ways still sit out */
     uint32_t epoch;             /* changes with every verdict */
     uint32_t countdown;         /* calls the verdict serves before it is measured again */
     uint32_t interval;          /* the countdown's start */
@@ -98,14 +102,15 @@ static uint32_t timed_blocks(size_t bytes) {
  * trials warm up). So a large band has a verdict after one block (beyond 8 MiB two calls) per
  * candidate and one call more, and a candidate twice as slow as the MPI library's costs that
  * much time once. */
+static uint32_t tried_ways(const calib_band_t *band);
 static uint32_t warmup_calls(const calib_band_t *band, size_t bytes) {
     if (bytes >= LARGE_BYTES) return band->measured ? 0 : 1;
-    return (band->nways ? band->nways : 1u) * block_calls(bytes);
+    return tried_ways(band) * block_calls(bytes);
 }
 
-/* Calls of a measurement: the warm-up and the timed blocks of every candidate. */
+/* Calls of a measurement: the warm-up and the timed blocks of every candidate it tries. */
 static uint32_t measure_calls(const calib_band_t *band, size_t bytes) {
-    return warmup_calls(band, bytes) + band->nways * block_calls(bytes) * timed_blocks(bytes);
+    return warmup_calls(band, bytes) + tried_ways(band) * block_calls(bytes) * timed_blocks(bytes);
 }
 
 /* The band of the call (the selector's size bands), its state made on first use; NULL without
@@ -124,6 +129,18 @@ static calib_band_t *band_for(shmcoll_mpi_comm_t *state, shmcoll_mpi_coll_t coll
 
 static int mpi_way(const calib_band_t *band, int way) {
     return band->nways && way == band->nways - 1;
+}
+
+/* The candidates a measurement tries: all but the pruned (1 before they are found). */
+static uint32_t tried_ways(const calib_band_t *band) {
+    return band->nways ? (uint32_t)(band->nways - __builtin_popcount(band->skip)) : 1u;
+}
+
+/* The k-th candidate a measurement tries. */
+static int tried_way(const calib_band_t *band, uint32_t k) {
+    for (int w = 0; w < band->nways; w++)
+        if (!(band->skip >> w & 1) && k-- == 0) return w;
+    return 0; /* before the candidates are found */
 }
 
 /* The way a settled call takes. */
@@ -190,11 +207,13 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
     /* Not settled: the candidates take turns, a block of calls each, after the warm-up; the first
      * block (way 0) finds them. */
     const uint32_t i = band->calls++, per_block = block_calls(bytes);
-    const uint32_t ways = band->nways ? band->nways : 1, warm = warmup_calls(band, bytes);
+    const uint32_t ways = tried_ways(band), warm = warmup_calls(band, bytes);
     const int timed = i >= warm;
     const uint32_t at = timed ? i - warm : i; /* place among the timed (or warm-up) calls */
-    *turn = (shmcoll_mpi_calib_turn_t){
-        .band = band, .way = (int)(at / per_block % ways), .timed = timed, .bytes = bytes};
+    *turn = (shmcoll_mpi_calib_turn_t){.band = band,
+                                       .way = tried_way(band, at / per_block % ways),
+                                       .timed = timed,
+                                       .bytes = bytes};
     turn->block_end = at % per_block == per_block - 1;
     /* A line per turn would be timed with it (a log line through the launcher costs tens of
      * microseconds). */
@@ -233,6 +252,22 @@ static const char *way_name(const calib_band_t *band, int w) {
     return band->rows[w] ? band->rows[w] : band->pick ? band->pick : "shmcoll";
 }
 
+/* After a verdict: a row of shmcoll's measured more than PRUNE times slower than the verdict sits
+ * out the next PRUNE_ROUNDS measurements, then is tried again (the machine's state may have
+ * changed). Trying a slow row costs: a large band's trials come every few hundred calls at first,
+ * and Open MPI's 2 MiB alltoall lost 7% of its calls' time to its rotated row, 4x slower than
+ * single copy, tried in every one of them. The MPI library's own way is always tried. Every rank
+ * has the same times, so the same rows sit out. */
+static void prune(calib_band_t *band, const double *slowest, int verdict) {
+    if (band->skip_rounds && --band->skip_rounds == 0) band->skip = 0;
+    uint8_t fresh = 0;
+    for (int w = 0; w < band->nways - 1; w++)
+        if (w != verdict && !(band->skip >> w & 1) && slowest[w] > PRUNE * slowest[verdict])
+            fresh |= (uint8_t)(1u << w);
+    if (fresh && !band->skip) band->skip_rounds = PRUNE_ROUNDS;
+    band->skip |= fresh;
+}
+
 /* Every rank's fastest call of each way, the slowest over the ranks, decides. */
 static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     double slowest[MAX_WAYS];
@@ -249,13 +284,14 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
         PMPI_Comm_call_errhandler(call->comm, rc);
         return;
     }
-    int verdict = 0;
-    for (int w = 1; w < n - 1; w++)
-        if (slowest[w] < slowest[verdict]) verdict = w;
-    if (slowest[n - 1] < MARGIN * slowest[verdict]) verdict = n - 1;
+    int verdict = -1; /* the fastest of shmcoll's rows tried, then against the MPI library's */
+    for (int w = 0; w < n - 1; w++)
+        if (!(band->skip >> w & 1) && (verdict < 0 || slowest[w] < slowest[verdict])) verdict = w;
+    if (verdict < 0 || slowest[n - 1] < MARGIN * slowest[verdict]) verdict = n - 1;
+    prune(band, slowest, verdict);
     /* Large bands: measured again soon after, spread, the interval doubling while the verdict
      * holds (a verdict on few calls). */
-    const uint32_t base = bytes >= LARGE_BYTES ? SPREAD * block_calls(bytes) * (uint32_t)n
+    const uint32_t base = bytes >= LARGE_BYTES ? SPREAD * block_calls(bytes) * tried_ways(band)
                                                : RECHECK * measure_calls(band, bytes);
     const int same = band->measured && verdict == band->verdict;
     /* Bounded, so that a change of the machine's state (or of the sizes in a v-variant's one band)
@@ -273,8 +309,10 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     char times[256];
     size_t at = 0;
     for (int w = 0; w < n && at < sizeof times; w++)
-        at += (size_t)snprintf(times + at, sizeof times - at, "%s%s %.2f us", w ? ", " : "",
-                               way_name(band, w), 1e6 * slowest[w]);
+        at += (size_t)(slowest[w] > 0 ? snprintf(times + at, sizeof times - at, "%s%s %.2f us",
+                                                 w ? ", " : "", way_name(band, w), 1e6 * slowest[w])
+                                      : snprintf(times + at, sizeof times - at, "%s%s left out",
+                                                 w ? ", " : "", way_name(band, w)));
     const int b = shmcoll_select_band(bytes);
     shmcoll_log_verbose("%s, band [%zu, %zu) bytes on %d ranks: measured %s: %s from now on, "
                         "measured again in %u calls",
