@@ -2,6 +2,7 @@
  * written with. See compose.h. */
 #include "group/compose.h"
 #include "base/config.h"
+#include "group/allreduce_plan.h"
 #include "select/team_coll.h"
 #include "select/tune.h"
 #include "shm/wait.h"
@@ -108,6 +109,10 @@ static shmcoll_status_t compose_start(shmcoll_group_t *group, const shmcoll_coll
     if (!ops) return SHMCOLL_ERR_NOT_SUPPORTED;
     int form;
     SHMCOLL_CHECK(tuned(group, args, &form));
+    if (!form && args->row) { /* a form the measurement tries (mpi/calibrate.h) */
+        const shmcoll_algo_t *row = shmcoll_algo_find(args->kind, args->row);
+        form = row ? row->nodes_form : 0;
+    }
     if (group->team->failed) return group->team->failed;
     const shmcoll_coll_kind_info_t *info = &shmcoll_coll_kinds[args->kind];
     if (info->rooted && (args->root < 0 || args->root >= group->size)) return SHMCOLL_ERR_INVALID;
@@ -169,23 +174,53 @@ shmcoll_status_t shmcoll_group_run(shmcoll_group_t *group, const shmcoll_coll_ar
  * started on it first completes those in flight (every member started them in the same order,
  * so every member can). */
 
-const char *shmcoll_group_pick(shmcoll_group_t *group, const shmcoll_coll_args_t *args,
-                               const char **inner) {
-    *inner = NULL;
-    if (group->map.nnodes != 1 || !group->team) return NULL;
-    return shmcoll_coll_pick(group->team, args, inner);
-}
-
-int shmcoll_group_row_serves(shmcoll_group_t *group, const shmcoll_coll_args_t *args,
-                             const char *name) {
-    return group->map.nnodes == 1 && group->team &&
-           shmcoll_coll_row_serves(group->team, args, name);
-}
-
 /* Whether the group's network steps that nothing overlaps are the MPI library's blocking
  * collectives (shmcoll_compose_net_start). */
 static int net_blocks(const shmcoll_group_t *group) {
     return group->net.run && !shmcoll_config()->net_bounded;
+}
+
+/* The registry's rows of allreduce's forms across nodes, by shmcoll_allreduce_form_t (their
+ * nodes_form is the form's number + 1). */
+static const char *const allreduce_forms[] = {"one-leader", "shares", "segments"};
+
+/* Across nodes, allreduce's form for a blocking call as its plan chooses it, by row name; NULL
+ * where the composition has one form. */
+static const char *composed_pick(const shmcoll_group_t *group, const shmcoll_coll_args_t *args) {
+    if (args->kind != SHMCOLL_KIND_ALLREDUCE || !args->op) return NULL;
+    shmcoll_allreduce_plan_t plan;
+    const int steps_block =
+        net_blocks(group) && shmcoll_compose_call_bytes(group, args) <= group->net.block_max;
+    shmcoll_allreduce_plan(args->count, args->op->extent, group->net.nchannels, steps_block, 0,
+                           &plan);
+    return allreduce_forms[plan.form];
+}
+
+/* Across nodes, whether allreduce's form `name` is another way for a blocking call: one leader
+ * always, the leaders' shares whole where network steps block and in segments where they do not
+ * (the way each overlaps), with two leaders per node or more. */
+static int composed_row_serves(const shmcoll_group_t *group, const shmcoll_coll_args_t *args,
+                               const char *name) {
+    if (args->kind != SHMCOLL_KIND_ALLREDUCE || !args->op) return 0;
+    if (!strcmp(name, allreduce_forms[SHMCOLL_ALLREDUCE_ONE_LEADER])) return 1;
+    const int steps_block =
+        net_blocks(group) && shmcoll_compose_call_bytes(group, args) <= group->net.block_max;
+    const char *shared =
+        allreduce_forms[steps_block ? SHMCOLL_ALLREDUCE_SHARES : SHMCOLL_ALLREDUCE_SEGMENTS];
+    return group->net.nchannels >= 2 && !strcmp(name, shared);
+}
+
+const char *shmcoll_group_pick(shmcoll_group_t *group, const shmcoll_coll_args_t *args,
+                               const char **inner) {
+    *inner = NULL;
+    if (group->map.nnodes != 1) return composed_pick(group, args);
+    return group->team ? shmcoll_coll_pick(group->team, args, inner) : NULL;
+}
+
+int shmcoll_group_row_serves(shmcoll_group_t *group, const shmcoll_coll_args_t *args,
+                             const char *name) {
+    if (group->map.nnodes != 1) return composed_row_serves(group, args, name);
+    return group->team && shmcoll_coll_row_serves(group->team, args, name);
 }
 
 int shmcoll_group_starts(const shmcoll_group_t *group) {

@@ -79,7 +79,10 @@ struct shmcoll_group_op {
 
 /* On one node, the name of the row the node team's selector picks for `args` (*inner: what a
  * wrapping row runs when the call does not qualify), and whether row `name` serves `args`
- * (args->row); across nodes NULL and 0 (a composition's node phases choose for themselves). */
+ * (args->row). Across nodes, for allreduce, the row of the form its plan takes
+ * (group/allreduce_plan.h) and whether another form's row is a way for the call (args->row asks
+ * the composition for it); for the other kinds NULL and 0 (the composition has one form, its node
+ * phases choose for themselves). */
 const char *shmcoll_group_pick(shmcoll_group_t *group, const shmcoll_coll_args_t *args,
                                const char **inner);
 int shmcoll_group_row_serves(shmcoll_group_t *group, const shmcoll_coll_args_t *args,

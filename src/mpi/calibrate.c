@@ -24,12 +24,16 @@
 #define LARGE_BYTES  ((size_t)1 << 20)
 #define HUGE_BYTES   ((size_t)8 << 20)
 #define SPREAD       8   /* large bands: one call in this many is a trial */
-#define PRUNE        2.0 /* a row this many times slower than the verdict sits out ... */
-#define PRUNE_ROUNDS 4   /* ... this many measurements (the MPI library's never does) */
+#define PRUNE        3.0 /* another row this many times slower than the verdict sits out ... */
+#define PRUNE_ROUNDS                                                                               \
+    4 /* ... this many measurements (the node team's and the MPI library's never) */
 
 /* The rows of each kind that move data in ways whose speed depends on the machine's state (single
- * copy against copy-in/copy-out), measured besides the node team's choice where they serve. */
-static const char *const alternatives[SHMCOLL_KIND_COUNT][2] = {
+ * copy against copy-in/copy-out; across nodes, allreduce's forms: one leader's step of the whole
+ * vector against the leaders' shares), measured besides the node team's choice (the composition's)
+ * where they serve: at most two of them. */
+static const char *const alternatives[SHMCOLL_KIND_COUNT][3] = {
+    [SHMCOLL_KIND_ALLREDUCE] = {"one-leader", "shares", "segments"},
     [SHMCOLL_KIND_BCAST] = {"single-copy", "pipeline"},
     [SHMCOLL_KIND_ALLGATHER] = {"single-copy", "pipeline"},
     [SHMCOLL_KIND_ALLGATHERV] = {"single-copy", "pipeline"},
@@ -237,7 +241,7 @@ void shmcoll_mpi_calibrate_prepared(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_
         int n = 1;
         band->rows[0] = NULL;
         const char *const *alt = alternatives[call->args.kind];
-        for (int a = 0; a < 2 && alt[a] && band->pick; a++)
+        for (int a = 0; a < 3 && alt[a] && band->pick && n < MAX_WAYS - 1; a++)
             if (strcmp(alt[a], band->pick) && (!inner || strcmp(alt[a], inner)) &&
                 shmcoll_group_row_serves(call->group, &call->args, alt[a]))
                 band->rows[n++] = alt[a];
@@ -252,16 +256,18 @@ static const char *way_name(const calib_band_t *band, int w) {
     return band->rows[w] ? band->rows[w] : band->pick ? band->pick : "shmcoll";
 }
 
-/* After a verdict: a row of shmcoll's measured more than PRUNE times slower than the verdict sits
- * out the next PRUNE_ROUNDS measurements, then is tried again (the machine's state may have
- * changed). Trying a slow row costs: a large band's trials come every few hundred calls at first,
- * and Open MPI's 2 MiB alltoall lost 7% of its calls' time to its rotated row, 4x slower than
- * single copy, tried in every one of them. The MPI library's own way is always tried. Every rank
+/* After a verdict: one of the other rows (not the node team's choice) measured more than PRUNE
+ * times slower than the verdict sits out the next PRUNE_ROUNDS measurements, then is tried again
+ * (the machine's state may have changed). Trying a slow row costs: a large band's trials come
+ * every few hundred calls at first, and a 2 MiB alltoall lost 7% of its calls' time to its
+ * rotated row, 4x slower than single copy, tried in every one of them. The node team's choice and
+ * the MPI library's own way are always tried: one slow call (a 16 MiB bcast measured 7.0 ms
+ * once, 1.8 ms in the runs around it) must not keep the first from serving for long. Every rank
  * has the same times, so the same rows sit out. */
 static void prune(calib_band_t *band, const double *slowest, int verdict) {
     if (band->skip_rounds && --band->skip_rounds == 0) band->skip = 0;
     uint8_t fresh = 0;
-    for (int w = 0; w < band->nways - 1; w++)
+    for (int w = 1; w < band->nways - 1; w++)
         if (w != verdict && !(band->skip >> w & 1) && slowest[w] > PRUNE * slowest[verdict])
             fresh |= (uint8_t)(1u << w);
     if (fresh && !band->skip) band->skip_rounds = PRUNE_ROUNDS;
@@ -284,10 +290,10 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
         PMPI_Comm_call_errhandler(call->comm, rc);
         return;
     }
-    int verdict = -1; /* the fastest of shmcoll's rows tried, then against the MPI library's */
-    for (int w = 0; w < n - 1; w++)
-        if (!(band->skip >> w & 1) && (verdict < 0 || slowest[w] < slowest[verdict])) verdict = w;
-    if (verdict < 0 || slowest[n - 1] < MARGIN * slowest[verdict]) verdict = n - 1;
+    int verdict = 0; /* the fastest of shmcoll's rows tried, then against the MPI library's */
+    for (int w = 1; w < n - 1; w++)
+        if (!(band->skip >> w & 1) && slowest[w] < slowest[verdict]) verdict = w;
+    if (slowest[n - 1] < MARGIN * slowest[verdict]) verdict = n - 1;
     prune(band, slowest, verdict);
     /* Large bands: measured again soon after, spread, the interval doubling while the verdict
      * holds (a verdict on few calls). */
