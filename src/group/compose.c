@@ -180,6 +180,12 @@ static int net_blocks(const shmcoll_group_t *group) {
     return group->net.run && !shmcoll_config()->net_bounded;
 }
 
+/* Whether a blocking call's network step is the MPI library's blocking collective (what
+ * shmcoll_compose_net_may_block answers for its composition). */
+static int blocking_steps_block(const shmcoll_group_t *group, const shmcoll_coll_args_t *args) {
+    return net_blocks(group) && shmcoll_compose_call_bytes(group, args) <= group->net.block_max;
+}
+
 /* The registry's rows of allreduce's forms across nodes, by shmcoll_allreduce_form_t (their
  * nodes_form is the form's number + 1). */
 static const char *const allreduce_forms[] = {"one-leader", "shares", "segments"};
@@ -189,10 +195,8 @@ static const char *const allreduce_forms[] = {"one-leader", "shares", "segments"
 static const char *composed_pick(const shmcoll_group_t *group, const shmcoll_coll_args_t *args) {
     if (args->kind != SHMCOLL_KIND_ALLREDUCE || !args->op) return NULL;
     shmcoll_allreduce_plan_t plan;
-    const int steps_block =
-        net_blocks(group) && shmcoll_compose_call_bytes(group, args) <= group->net.block_max;
-    shmcoll_allreduce_plan(args->count, args->op->extent, group->net.nchannels, steps_block, 0,
-                           &plan);
+    shmcoll_allreduce_plan(args->count, args->op->extent, group->net.nchannels,
+                           blocking_steps_block(group, args), 0, &plan);
     return allreduce_forms[plan.form];
 }
 
@@ -203,10 +207,9 @@ static int composed_row_serves(const shmcoll_group_t *group, const shmcoll_coll_
                                const char *name) {
     if (args->kind != SHMCOLL_KIND_ALLREDUCE || !args->op) return 0;
     if (!strcmp(name, allreduce_forms[SHMCOLL_ALLREDUCE_ONE_LEADER])) return 1;
-    const int steps_block =
-        net_blocks(group) && shmcoll_compose_call_bytes(group, args) <= group->net.block_max;
-    const char *shared =
-        allreduce_forms[steps_block ? SHMCOLL_ALLREDUCE_SHARES : SHMCOLL_ALLREDUCE_SEGMENTS];
+    const char *shared = allreduce_forms[blocking_steps_block(group, args)
+                                             ? SHMCOLL_ALLREDUCE_SHARES
+                                             : SHMCOLL_ALLREDUCE_SEGMENTS];
     return group->net.nchannels >= 2 && !strcmp(name, shared);
 }
 
