@@ -207,9 +207,9 @@ static int composed_row_serves(const shmcoll_group_t *group, const shmcoll_coll_
                                const char *name) {
     if (args->kind != SHMCOLL_KIND_ALLREDUCE || !args->op) return 0;
     if (!strcmp(name, allreduce_forms[SHMCOLL_ALLREDUCE_ONE_LEADER])) return 1;
-    const char *shared = allreduce_forms[blocking_steps_block(group, args)
-                                             ? SHMCOLL_ALLREDUCE_SHARES
-                                             : SHMCOLL_ALLREDUCE_SEGMENTS];
+    const char *shared =
+        allreduce_forms[blocking_steps_block(group, args) ? SHMCOLL_ALLREDUCE_SHARES
+                                                          : SHMCOLL_ALLREDUCE_SEGMENTS];
     return group->net.nchannels >= 2 && !strcmp(name, shared);
 }
 
