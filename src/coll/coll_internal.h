@@ -59,19 +59,27 @@ static inline void coll_copy(shmcoll_task_t *task, void *dst, const void *src, s
     task->dav += 2 * bytes;
 }
 
-/* A copy into a destination the caller will not read again soon (a receive buffer being filled
- * for the application): streaming stores when the declared working set exceeds the usable cache,
- * so the copy neither evicts the shared buffers still in use nor pays for reading lines it
- * overwrites (YHCCL Algorithm 1); else a temporal copy as above. */
-static inline void coll_copy_out(shmcoll_task_t *task, void *dst, const void *src, size_t bytes) {
+/* A copy with streaming stores when `stream`, else a temporal copy as above. */
+static inline void coll_copy_streamed(shmcoll_task_t *task, void *dst, const void *src,
+                                      size_t bytes, int stream) {
     if (!bytes || dst == src) return;
-    const shmcoll_team_t *team = task->team;
-    if (shmcoll_kernel_nt_wanted(task->working_set, 0, team->usable_cache, team->bandwidth_bound)) {
+    if (stream) {
         shmcoll_kernel_copy_nt(dst, src, bytes);
         task->dav += 2 * bytes;
     } else {
         coll_copy(task, dst, src, bytes);
     }
+}
+
+/* A copy into a destination the caller will not read again soon (a receive buffer being filled
+ * for the application): streaming stores when the declared working set exceeds the usable cache,
+ * so the copy neither evicts the shared buffers still in use nor pays for reading lines it
+ * overwrites (YHCCL Algorithm 1); else a temporal copy as above. */
+static inline void coll_copy_out(shmcoll_task_t *task, void *dst, const void *src, size_t bytes) {
+    const shmcoll_team_t *team = task->team;
+    coll_copy_streamed(
+        task, dst, src, bytes,
+        shmcoll_kernel_nt_wanted(task->working_set, 0, team->usable_cache, team->bandwidth_bound));
 }
 
 /* out = a op b over n elements; out may alias a or b exactly. A user function only has the

@@ -136,13 +136,9 @@ static void own_block(shmcoll_task_t *task, char *dst, const char *src, size_t n
     size_t own = 0;
     for (int r = 0; r < task->ch->size; r++)
         own += coll_bytes_count(out, r) + coll_bytes_count(in, r);
-    if (n && dst != src &&
-        shmcoll_kernel_nt_decide(shmcoll_kernel_nt_mode(), own, 0, task->team->usable_cache, 1)) {
-        shmcoll_kernel_copy_nt(dst, src, n);
-        task->dav += 2 * n;
-    } else {
-        coll_copy(task, dst, src, n);
-    }
+    coll_copy_streamed(
+        task, dst, src, n,
+        shmcoll_kernel_nt_decide(shmcoll_kernel_nt_mode(), own, 0, task->team->usable_cache, 1));
 }
 
 shmcoll_status_t shmcoll_coll_alltoall_single(shmcoll_task_t *task, coll_single_t *c,

@@ -79,6 +79,17 @@ static shmcoll_status_t compose_end(shmcoll_group_task_t *t, shmcoll_status_t st
 
 static shmcoll_status_t group_drain(shmcoll_group_t *group);
 
+/* The registry's rows of allreduce's forms across nodes, by shmcoll_allreduce_form_t (their
+ * nodes_form is the form's number + 1). */
+static const char *const allreduce_forms[] = {"one-leader", "shares", "segments"};
+
+/* The form `row` names (its number + 1, as the registry's nodes_form), or 0. */
+static int allreduce_form_named(const char *row) {
+    for (int f = 0; row && f < (int)(sizeof allreduce_forms / sizeof *allreduce_forms); f++)
+        if (!strcmp(row, allreduce_forms[f])) return f + 1;
+    return 0;
+}
+
 /* What a tuning rule asks for this call across nodes (SHMCOLL_TUNE, tuning files with their
  * "# nodes:" sections; select/tune.h): NOT_SUPPORTED for the MPI library's own algorithm (@mpi),
  * else OK with *form the form of the composition the rule names (0: the plan decides). A node
@@ -109,10 +120,8 @@ static shmcoll_status_t compose_start(shmcoll_group_t *group, const shmcoll_coll
     if (!ops) return SHMCOLL_ERR_NOT_SUPPORTED;
     int form;
     SHMCOLL_CHECK(tuned(group, args, &form));
-    if (!form && args->row) { /* a form the measurement tries (mpi/calibrate.h) */
-        const shmcoll_algo_t *row = shmcoll_algo_find(args->kind, args->row);
-        form = row ? row->nodes_form : 0;
-    }
+    if (!form && args->kind == SHMCOLL_KIND_ALLREDUCE) /* a form the measurement tries */
+        form = allreduce_form_named(args->row);
     if (group->team->failed) return group->team->failed;
     const shmcoll_coll_kind_info_t *info = &shmcoll_coll_kinds[args->kind];
     if (info->rooted && (args->root < 0 || args->root >= group->size)) return SHMCOLL_ERR_INVALID;
@@ -185,10 +194,6 @@ static int net_blocks(const shmcoll_group_t *group) {
 static int blocking_steps_block(const shmcoll_group_t *group, const shmcoll_coll_args_t *args) {
     return net_blocks(group) && shmcoll_compose_call_bytes(group, args) <= group->net.block_max;
 }
-
-/* The registry's rows of allreduce's forms across nodes, by shmcoll_allreduce_form_t (their
- * nodes_form is the form's number + 1). */
-static const char *const allreduce_forms[] = {"one-leader", "shares", "segments"};
 
 /* Across nodes, allreduce's form for a blocking call as its plan chooses it, by row name; NULL
  * where the composition has one form. */

@@ -25,8 +25,7 @@
 #define HUGE_BYTES   ((size_t)8 << 20)
 #define SPREAD       8   /* large bands: one call in this many is a trial */
 #define PRUNE        3.0 /* another row this many times slower than the verdict sits out ... */
-#define PRUNE_ROUNDS                                                                               \
-    4 /* ... this many measurements (the node team's and the MPI library's never) */
+#define PRUNE_ROUNDS 4   /* ... this many measurements (see prune) */
 
 /* The rows of each kind that move data in ways whose speed depends on the machine's state (single
  * copy against copy-in/copy-out; across nodes, allreduce's forms: one leader's step of the whole
@@ -100,13 +99,24 @@ static uint32_t timed_blocks(size_t bytes) {
     return blocks > 1 ? (uint32_t)blocks : 1;
 }
 
+/* The candidates a measurement tries: all but the pruned (1 before they are found). */
+static uint32_t tried_ways(const calib_band_t *band) {
+    return band->nways ? (uint32_t)(band->nways - __builtin_popcount(band->skip)) : 1u;
+}
+
+/* The k-th candidate a measurement tries. */
+static int tried_way(const calib_band_t *band, uint32_t k) {
+    for (int w = 0; w < band->nways; w++)
+        if (!(band->skip >> w & 1) && k-- == 0) return w;
+    return 0; /* before the candidates are found */
+}
+
 /* Untimed calls that open a measurement: a block of each candidate up to 1 MiB; beyond, one call
  * on the band's first measurement (its first call often faults the buffers' pages in), the MPI
  * library's, which costs what it would without shmcoll; none later (the calls between the spread
  * trials warm up). So a large band has a verdict after one block (beyond 8 MiB two calls) per
  * candidate and one call more, and a candidate twice as slow as the MPI library's costs that
  * much time once. */
-static uint32_t tried_ways(const calib_band_t *band);
 static uint32_t warmup_calls(const calib_band_t *band, size_t bytes) {
     if (bytes >= LARGE_BYTES) return band->measured ? 0 : 1;
     return tried_ways(band) * block_calls(bytes);
@@ -133,18 +143,6 @@ static calib_band_t *band_for(shmcoll_mpi_comm_t *state, shmcoll_mpi_coll_t coll
 
 static int mpi_way(const calib_band_t *band, int way) {
     return band->nways && way == band->nways - 1;
-}
-
-/* The candidates a measurement tries: all but the pruned (1 before they are found). */
-static uint32_t tried_ways(const calib_band_t *band) {
-    return band->nways ? (uint32_t)(band->nways - __builtin_popcount(band->skip)) : 1u;
-}
-
-/* The k-th candidate a measurement tries. */
-static int tried_way(const calib_band_t *band, uint32_t k) {
-    for (int w = 0; w < band->nways; w++)
-        if (!(band->skip >> w & 1) && k-- == 0) return w;
-    return 0; /* before the candidates are found */
 }
 
 /* The way a settled call takes. */
@@ -314,11 +312,12 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     if (call->state->rank != 0 || !shmcoll_config()->verbose) return;
     char times[256];
     size_t at = 0;
-    for (int w = 0; w < n && at < sizeof times; w++)
-        at += (size_t)(slowest[w] > 0 ? snprintf(times + at, sizeof times - at, "%s%s %.2f us",
-                                                 w ? ", " : "", way_name(band, w), 1e6 * slowest[w])
-                                      : snprintf(times + at, sizeof times - at, "%s%s left out",
-                                                 w ? ", " : "", way_name(band, w)));
+    for (int w = 0; w < n && at < sizeof times; w++) {
+        char time[32] = "left out"; /* a row pruned this time has no time on any rank */
+        if (slowest[w] > 0) snprintf(time, sizeof time, "%.2f us", 1e6 * slowest[w]);
+        at += (size_t)snprintf(times + at, sizeof times - at, "%s%s %s", w ? ", " : "",
+                               way_name(band, w), time);
+    }
     const int b = shmcoll_select_band(bytes);
     shmcoll_log_verbose("%s, band [%zu, %zu) bytes on %d ranks: measured %s: %s from now on, "
                         "measured again in %u calls",

@@ -19,6 +19,11 @@
 #include <mpi.h>
 #include <stddef.h>
 
+/* Unless --iters is given, at least so many timed calls per implementation, in more rounds: a
+ * row of 3-call loops (64 MiB) differed by 6-11% between two columns that both ran the MPI
+ * library's collective (measure.c, the help, the header). */
+#define SHMCOLL_BENCH_MIN_CALLS 24
+
 typedef enum shmcoll_bench_coll {
     SHMCOLL_BENCH_BARRIER,
     SHMCOLL_BENCH_BCAST,

@@ -7,7 +7,7 @@
  *    same iteration count; the best rate seen is scaled to the target time per loop (--time;
  *    by default 0.1 s for barrier, bcast, reduce, allreduce and 0.05 s for the others).
  * 3. `rounds` timed loops per implementation (more, an even number, where loops are short of
- *    MIN_CALLS calls in all), alternating in ABBA order (MPI, shmcoll, shmcoll,
+ *    SHMCOLL_BENCH_MIN_CALLS calls in all), alternating in ABBA order (MPI, shmcoll, shmcoll,
  *    MPI, ...) so slow drift and any advantage of going first or second cancel. Each loop starts
  *    after a PMPI_Barrier. Without cache-bust the loop is timed as a whole; with it each call is
  *    timed alone, after its (untimed) rewrite of the send buffer and a PMPI_Barrier.
@@ -38,10 +38,6 @@
 #define PROBE_MIN_SECONDS   0.001
 /* Even the slowest case runs a few calls per loop, so one stall does not decide its mean. */
 #define MIN_ITERS 3
-/* ... and, unless --iters is given, so many timed calls per implementation at least, in more
- * rounds: a row of 3-call loops (64 MiB) differed by 6-11% between two columns that both ran the
- * MPI library's collective. */
-#define MIN_CALLS 24
 #define MAX_ITERS 10000000L
 
 /* A different tag for every loop of the run (and every iteration with cache-bust), so no loop can
@@ -199,8 +195,8 @@ void shmcoll_bench_measure_run(const shmcoll_bench_case_t *c_, const shmcoll_ben
     timed_loop(c, SHMCOLL_BENCH_IMPL_SHMCOLL, warmup);
     long iters = o->iters ? o->iters : calibrate(c, shmcoll_bench_options_target(o, c->coll));
     int rounds = o->rounds;
-    if (!o->iters && (long)rounds * iters < MIN_CALLS) {
-        rounds = (int)((MIN_CALLS + iters - 1) / iters);
+    if (!o->iters && (long)rounds * iters < SHMCOLL_BENCH_MIN_CALLS) {
+        rounds = (int)((SHMCOLL_BENCH_MIN_CALLS + iters - 1) / iters);
         rounds += rounds % 2;
     }
 

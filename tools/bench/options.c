@@ -94,7 +94,7 @@ static void usage(FILE *out) {
         "  --time S         seconds per timed loop when calibrating (default 0.1 for\n"
         "                   barrier, bcast, reduce, allreduce; 0.05 for the others)\n"
         "  --rounds R       timed loops per implementation, alternating (default 2; more,\n"
-        "                   an even number, where that makes fewer than 24 calls, unless\n"
+        "                   an even number, where that makes fewer than %d calls, unless\n"
         "                   --iters is given)\n"
         "  --root R         root of bcast, reduce, gather(v), scatter(v) (default 0)\n"
         "  --type T         double, int or byte; reductions use MPI_SUM (default double)\n"
@@ -143,7 +143,8 @@ static void usage(FILE *out) {
         "\n"
         "examples:\n"
         "  mpiexec -n 8 shmcoll-bench --coll allreduce,bcast --max-size 16M\n"
-        "  mpiexec -n 8 shmcoll-bench --csv-file bench.csv && shmcoll-bench-plot bench.csv\n");
+        "  mpiexec -n 8 shmcoll-bench --csv-file bench.csv && shmcoll-bench-plot bench.csv\n",
+        SHMCOLL_BENCH_MIN_CALLS);
 }
 
 /* "64k", "2M", "1g", "4096", "8B", "16MiB" -> bytes (binary multiples); 0 when malformed. */
