@@ -23,9 +23,13 @@
 #define MEDIUM_BYTES ((size_t)64 << 10)
 #define LARGE_BYTES  ((size_t)1 << 20)
 #define HUGE_BYTES   ((size_t)8 << 20)
-#define SPREAD       8   /* large bands: one call in this many is a trial */
-#define PRUNE        3.0 /* another row this many times slower than the verdict sits out ... */
-#define PRUNE_ROUNDS 4   /* ... this many measurements (see prune) */
+#define SPREAD       8     /* large bands: at least this many blocks per trial block (gap) */
+#define SPREAD_MAX   64    /* ... and at most this many */
+#define TRIAL_SHARE  0.025 /* ... so that the trials cost about this share of the band's time */
+#define PRUNE        2.0   /* another row this many times slower than the verdict sits out ... */
+#define PRUNE_ROUNDS 4     /* ... this many measurements (see prune) */
+#define DRIFT        1.5 /* a band's watched calls (see watch) this much slower than measured ... */
+#define DRIFT_CALLS  2   /* ... this many times in a row: measured again at once (see watch) */
 
 /* The rows of each kind that move data in ways whose speed depends on the machine's state (single
  * copy against copy-in/copy-out; across nodes, allreduce's forms: one leader's step of the whole
@@ -42,20 +46,26 @@ static const char *const alternatives[SHMCOLL_KIND_COUNT][3] = {
 };
 
 typedef struct shmcoll_mpi_calib_band {
-    uint32_t calls;             /* calls of the measurement so far */
-    uint32_t spread;            /* large bands: calls since the measurement began, trials or not */
-    uint8_t measuring;          /* 1 while the candidates take turns */
-    uint8_t nways;              /* candidates (0: not found yet; the last is the MPI library's) */
-    uint8_t verdict;            /* the way that serves, once measured */
-    uint8_t measured;           /* a verdict was reached before */
-    uint8_t skip;               /* ways (bit w) this measurement leaves out (pruned) */
-    uint8_t skip_rounds;        /* measurements the pruned ways still sit out */
-    uint32_t epoch;             /* changes with every verdict */
-    uint32_t countdown;         /* calls the verdict serves before it is measured again */
-    uint32_t interval;          /* the countdown's start */
-    const char *pick;           /* the node team's choice at the first call, for messages */
+    uint32_t calls;      /* calls of the measurement so far */
+    uint32_t spread;     /* large bands: calls since the measurement began, trials or not */
+    uint8_t measuring;   /* 1 while the candidates take turns */
+    uint8_t nways;       /* candidates (0: not found yet; the last is the MPI library's) */
+    uint8_t verdict;     /* the way that serves, once measured */
+    uint8_t measured;    /* a verdict was reached before */
+    uint8_t skip;        /* ways (bit w) this measurement leaves out (pruned) */
+    uint8_t skip_rounds; /* measurements the pruned ways still sit out */
+    uint8_t gap;         /* large bands measured again: blocks per trial block */
+    uint8_t urgent;      /* measured again because the verdict drifted: not spread */
+    uint8_t drifted;     /* watched calls in a row slower than the verdict's time */
+    uint8_t watch_off;   /* verdict of a drift's measurement: not watched till due */
+    uint8_t watch_every; /* large bands: one settled call in this many is watched (0: none) */
+    uint32_t epoch;      /* changes with every verdict */
+    uint32_t countdown;  /* calls the verdict serves before it is measured again */
+    uint32_t interval;   /* the countdown's start */
+    const char *pick;    /* the node team's choice at the first call, for messages */
     const char *rows[MAX_WAYS]; /* way i's row (NULL: the node team's choice) */
     double gain;           /* the verdict's time per call below the MPI library's (statistics) */
+    double settled;        /* the verdict's time per byte (the slowest rank's), watched against */
     double best[MAX_WAYS]; /* this rank's fastest timed block of each way, per call (0: none) */
     double block;          /* the time of the current block's calls so far */
 } calib_band_t;
@@ -127,6 +137,15 @@ static uint32_t measure_calls(const calib_band_t *band, size_t bytes) {
     return warmup_calls(band, bytes) + tried_ways(band) * block_calls(bytes) * timed_blocks(bytes);
 }
 
+/* One settled call in this many of a band is watched (see watch): from 64 KiB one in four
+ * blocks' worth (32 calls: the agreement's microsecond is under 1% of a 64 KiB call's time
+ * there), from 1 MiB one in a block's worth (4 calls), from 8 MiB every call; none below. */
+static uint32_t watch_every(size_t bytes) {
+    return bytes >= LARGE_BYTES    ? block_calls(bytes)
+           : bytes >= MEDIUM_BYTES ? 4 * block_calls(bytes)
+                                   : 0;
+}
+
 /* The band of the call (the selector's size bands), its state made on first use; NULL without
  * memory. */
 static calib_band_t *band_for(shmcoll_mpi_comm_t *state, shmcoll_mpi_coll_t coll, size_t bytes) {
@@ -137,8 +156,17 @@ static calib_band_t *band_for(shmcoll_mpi_comm_t *state, shmcoll_mpi_coll_t coll
     calib_band_t **bands = &((calib_t *)state->calib)->bands[coll];
     if (!*bands && !(*bands = calloc(SHMCOLL_SELECT_BANDS, sizeof **bands))) return NULL;
     calib_band_t *band = &(*bands)[shmcoll_select_band(bytes)];
-    if (!band->interval) band->measuring = 1; /* new: measured first */
+    if (!band->interval) { /* new: measured first */
+        band->measuring = 1;
+        band->watch_every = (uint8_t)watch_every(bytes);
+    }
     return band;
+}
+
+/* A settled call of a band from 64 KiB that is watched (see watch): the first of each block's worth
+ * of calls, while watching is on; every rank counts the same countdown. */
+static int watched(const calib_band_t *band) {
+    return band->watch_every && !band->watch_off && band->countdown % band->watch_every == 0;
 }
 
 static int mpi_way(const calib_band_t *band, int way) {
@@ -179,6 +207,10 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
     }
     if (!band->measuring) {
         if (band->countdown > 0) { /* the verdict serves */
+            if (watched(band)) {
+                turn->watched = band;
+                turn->start = shmcoll_shm_now();
+            }
             band->countdown--;
             turn->hold = (shmcoll_mpi_calib_hold_t){band, band->epoch};
             return take(call, band, band->verdict, turn);
@@ -197,12 +229,13 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
             return SHMCOLL_OK;
         }
     }
-    /* A large band measured again spreads its trials: of every SPREAD blocks' worth of calls the
-     * last block is a trial, the others take the verdict in force, so that a candidate twice as
-     * slow costs at most 1/SPREAD more while it is tried. Those calls are neither timed nor kept
-     * (repeat.h). */
-    if (bytes >= LARGE_BYTES && band->measured &&
-        band->spread++ % (SPREAD * block_calls(bytes)) < (SPREAD - 1) * block_calls(bytes)) {
+    /* A large band measured again spreads its trials: of every gap blocks' worth of calls the
+     * last block is a trial, the others take the verdict in force, so that the trials cost about
+     * TRIAL_SHARE of the band's time at the candidates' last times (see spread_gap). Those calls
+     * are neither timed nor kept (repeat.h). Not when the verdict drifted: it is measured at once.
+     */
+    if (bytes >= LARGE_BYTES && band->measured && !band->urgent &&
+        band->spread++ % (band->gap * block_calls(bytes)) < (band->gap - 1u) * block_calls(bytes)) {
         *turn = (shmcoll_mpi_calib_turn_t){0};
         return take(call, band, band->verdict, turn);
     }
@@ -272,22 +305,40 @@ static void prune(calib_band_t *band, const double *slowest, int verdict) {
     band->skip |= fresh;
 }
 
+/* 1 when the measurement's agreement (a PMPI_Allreduce returning rc) succeeded; else 0, the
+ * group failed. */
+static int agreed(shmcoll_mpi_call_t *call, int rc) {
+    if (rc == MPI_SUCCESS) return 1;
+    /* This rank cannot know the others' verdict: its group fails for good, so that no rank goes
+     * on with a way the others did not take (a member that waits for this one in shared memory
+     * sees the failure, the caller gets the error). */
+    snprintf(call->group->team->error, sizeof call->group->team->error,
+             "rank %d: the measurement's agreement failed in the MPI library", call->state->rank);
+    shmcoll_team_fail(call->group->team, SHMCOLL_ERR_SYSTEM);
+    PMPI_Comm_call_errhandler(call->comm, rc);
+    return 0;
+}
+
+/* Blocks per trial block when a large band is measured again: trying a candidate r times as slow
+ * as the verdict costs (r - 1) of a block's time, so one trial in (r - 1) / TRIAL_SHARE blocks
+ * costs TRIAL_SHARE of the band's time, for the slowest candidate tried last time (at least one
+ * in SPREAD_MAX: slower rows are pruned; at most one in SPREAD). A 16 MiB bcast's own path twice
+ * as slow as the MPI library's, tried one call in 8, cost the benchmark's row 10%. */
+static uint8_t spread_gap(const calib_band_t *band, const double *slowest, int verdict) {
+    double worst = 1;
+    for (int w = 0; w < band->nways; w++)
+        if (slowest[w] > 0 && slowest[verdict] > 0 && slowest[w] / slowest[verdict] > worst)
+            worst = slowest[w] / slowest[verdict];
+    const double gap = (worst - 1) / TRIAL_SHARE;
+    return gap >= SPREAD_MAX ? SPREAD_MAX : gap <= SPREAD ? SPREAD : (uint8_t)(gap + 1);
+}
+
 /* Every rank's fastest call of each way, the slowest over the ranks, decides. */
 static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     double slowest[MAX_WAYS];
     const int n = band->nways;
-    const int rc = PMPI_Allreduce(band->best, slowest, n, MPI_DOUBLE, MPI_MAX, call->comm);
-    if (rc != MPI_SUCCESS) {
-        /* This rank cannot know the others' verdict: its group fails for good, so that no rank
-         * goes on with a way the others did not take (a member that waits for this one in
-         * shared memory sees the failure, the caller gets the error). */
-        snprintf(call->group->team->error, sizeof call->group->team->error,
-                 "rank %d: the measurement's agreement failed in the MPI library",
-                 call->state->rank);
-        shmcoll_team_fail(call->group->team, SHMCOLL_ERR_SYSTEM);
-        PMPI_Comm_call_errhandler(call->comm, rc);
+    if (!agreed(call, PMPI_Allreduce(band->best, slowest, n, MPI_DOUBLE, MPI_MAX, call->comm)))
         return;
-    }
     int verdict = 0; /* the fastest of shmcoll's rows tried, then against the MPI library's */
     for (int w = 1; w < n - 1; w++)
         if (!(band->skip >> w & 1) && slowest[w] < slowest[verdict]) verdict = w;
@@ -298,6 +349,12 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     const uint32_t base = bytes >= LARGE_BYTES ? SPREAD * block_calls(bytes) * tried_ways(band)
                                                : RECHECK * measure_calls(band, bytes);
     const int same = band->measured && verdict == band->verdict;
+    /* After a drift's measurement the band is not watched again before it is due: at most one
+     * such measurement per interval, however the calls' times swing. */
+    band->watch_off = band->urgent;
+    band->urgent = 0;
+    band->drifted = 0;
+    band->gap = spread_gap(band, slowest, verdict);
     /* Bounded, so that a change of the machine's state (or of the sizes in a v-variant's one band)
      * is seen within a bounded number of calls, at a cost of 1/(RECHECK x RECHECK_GROW) then. */
     const uint32_t cap = base * RECHECK_GROW;
@@ -305,6 +362,7 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     band->countdown = band->interval;
     band->verdict = (uint8_t)verdict;
     band->gain = slowest[n - 1] - slowest[verdict];
+    band->settled = slowest[verdict] / (double)bytes;
     if (shmcoll_config()->stats && call->state->counts) shmcoll_mpi_view_verdict(verdict == n - 1);
     band->measured = 1;
     band->measuring = 0;
@@ -325,7 +383,35 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
                         call->state->size, times, way_name(band, verdict), band->countdown);
 }
 
+/* A settled band's watched call (from 64 KiB, see watch_every): its time, the fastest rank's (one
+ * PMPI_Allreduce, a microsecond or a few, under 1% of the calls it watches; the
+ * fastest, since a rank that arrived late did not wait for the others: an imbalance of the
+ * application is not a change of the collective), against the verdict's measured time per byte at
+ * the call's size; DRIFT_CALLS watched calls in a row more than DRIFT times slower and the band is
+ * measured again at its next call, its trials not spread: the machine's state changed (its memory
+ * bandwidth halves within minutes on the 2-core machines the project is measured on) or the calls
+ * did (a loop on buffers rewritten before every call, cold in cache: a 16 MiB bcast's
+ * copy-in/copy-out went from 1.9 ms, measured on warm buffers, to 7.3 ms, the MPI library's 4.3
+ * ms). Every rank has the same times, so all measure again at the same call. */
+static void watch(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
+    calib_band_t *band = turn->watched;
+    double took = shmcoll_shm_now() - turn->start, fastest;
+    const int rc = PMPI_Allreduce(&took, &fastest, 1, MPI_DOUBLE, MPI_MIN, call->comm);
+    if (!agreed(call, rc) || band->measuring || band->epoch != turn->hold.epoch) return;
+    const double expected = band->settled * (double)turn->bytes;
+    band->drifted = fastest > DRIFT * expected ? band->drifted + 1 : 0;
+    if (band->drifted < DRIFT_CALLS) return;
+    band->countdown = 0;
+    band->urgent = 1;
+    if (call->state->rank == 0 && shmcoll_config()->verbose)
+        shmcoll_log_verbose("%s, %zu bytes on %d ranks: %s took %.2f us, %.1f times its measured "
+                            "time: measured again",
+                            call->function, turn->bytes, call->state->size,
+                            way_name(band, band->verdict), 1e6 * fastest, fastest / expected);
+}
+
 void shmcoll_mpi_calibrate_end(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
+    if (turn->watched) watch(call, turn);
     calib_band_t *band = turn->band;
     if (!band) return;
     if (turn->timed) { /* each call's own time, not the application's between calls */
@@ -360,7 +446,8 @@ shmcoll_status_t shmcoll_mpi_calibrate_follow(shmcoll_mpi_call_t *call,
 int shmcoll_mpi_calibrate_holds(const shmcoll_mpi_calib_hold_t *hold) {
     calib_band_t *band = hold->band;
     if (!band) return 1;
-    if (band->measuring || band->epoch != hold->epoch || band->countdown == 0) return 0;
+    if (band->measuring || band->epoch != hold->epoch || band->countdown == 0 || watched(band))
+        return 0; /* a watched call takes the sequence, where it is timed */
     band->countdown--;
     return 1;
 }

@@ -31,13 +31,19 @@
  *
  * Cost, bounded by size: SHMCOLL_CALIBRATE timed calls per candidate (and a warm-up block) up to
  * 1 MiB; from 1 MiB one block per candidate (a candidate twice as slow as the best costs one
- * block's time once), measured again 8 blocks per candidate later with the trials spread one block
- * in 8.
- * Watching: after a verdict the band is measured again after 64 times the calls its measurement
- * took (from 1 MiB: 8 blocks per candidate), an interval that doubles while the verdict holds (up
- * to 64 times its start, so that a change of the machine's state is seen) and starts over when it
- * changes; so measurement takes at most 1/64 of a band's calls below 1 MiB, and
- * from 1 MiB trials are at most 1 call in 16. Every rank counts the same calls of a
+ * block's time once), measured again 8 blocks per candidate later with the trials spread: one
+ * block in 8 to 64, so that the trials of the candidates, at their last times, cost about 2.5% of
+ * the band's time (a candidate more than twice as slow as the verdict sits out the next 4
+ * measurements; the node team's choice and the MPI library's never do).
+ * Re-measuring: after a verdict the band is measured again after 64 times the calls its
+ * measurement took (from 1 MiB: 8 blocks per candidate), an interval that doubles while the
+ * verdict holds (up to 64 times its start, so that a change of the machine's state is seen) and
+ * starts over when it changes; so measurement takes at most 1/64 of a band's calls below 1 MiB.
+ * Watching, from 64 KiB: one settled call in 32 (from 1 MiB in 4, from 8 MiB every call) is timed
+ * and the fastest rank's time agreed (a PMPI_Allreduce); two such calls in a row 1.5 times slower
+ * per byte than the verdict measured, and the band is measured again at once, trials not spread
+ * (the machine's state changed, or the calls did: buffers cold in cache); at most once per
+ * interval. Every rank counts the same calls of a
  * band (its key is the size every rank knows), so all take the same way on every call, meet in
  * the same barriers and allreduce, and measure again at the same call.
  *
@@ -68,7 +74,8 @@ typedef struct shmcoll_mpi_calib_turn {
     int settled;     /* the way is the band's verdict (or no measurement applies) */
     size_t bytes;    /* the call's key, where measurement applies */
     const char *row; /* the node team's row it asks for (NULL: the selector's choice) */
-    shmcoll_mpi_calib_hold_t hold; /* settled: what a kept call holds */
+    shmcoll_mpi_calib_hold_t hold;          /* settled: what a kept call holds */
+    struct shmcoll_mpi_calib_band *watched; /* a settled call timed against its verdict */
     double start;
 } shmcoll_mpi_calib_turn_t;
 

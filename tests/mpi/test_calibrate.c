@@ -3,7 +3,7 @@
  * choice, the other rows of the kind that serve the call, the MPI library's own (always last) — a
  * warm-up round and then SHMCOLL_CALIBRATE / 4 timed rounds; then the verdict's way serves every
  * call of the band, the same on every rank, until the band is measured again after 64 times the
- * calls its measurement took; another row measured more than 3 times as slow as the verdict sits
+ * calls its measurement took; another row measured more than 2 times as slow as the verdict sits
  * out the next measurements (the node team's choice and the MPI library's never do).
  *
  * Run with SHMCOLL_CALIBRATE=4: with n candidates, call c of a band is the MPI library's when
