@@ -57,7 +57,7 @@ static int conclude(shmcoll_mpi_call_t *call, shmcoll_status_t status,
         shmcoll_mpi_call_fallback(call);
         rc = desc->fallback(margs, comm, large, NULL);
     }
-    shmcoll_mpi_calibrate_end(call, turn);
+    if (turn->band || turn->watched) shmcoll_mpi_calibrate_end(call, turn);
     return rc;
 }
 

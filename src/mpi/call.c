@@ -145,6 +145,7 @@ static int raise_error(shmcoll_mpi_call_t *call, shmcoll_status_t status) {
  * when the handler does return. */
 int shmcoll_mpi_call_end(shmcoll_mpi_call_t *call, shmcoll_status_t status) {
     if (status != SHMCOLL_OK) return raise_error(call, status);
+    if (!shmcoll_config()->stats) return MPI_SUCCESS; /* nothing to count */
     const shmcoll_team_t *team = call->group ? call->group->team : NULL;
     const char *algo = call->algo ? call->algo
                        : team     ? __atomic_load_n(&team->last_algo, __ATOMIC_RELAXED)
