@@ -68,6 +68,7 @@ programs=(
     "fallback"
     "stats"
     "sizes"
+    "persistent_kinds"
     "threads"
     "fortran_use_mpi"
     "fortran_mpif_h"

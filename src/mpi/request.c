@@ -38,10 +38,11 @@
 struct shmcoll_mpi_op {
     MPI_Request handle; /* what the application holds */
     shmcoll_mpi_form_t form;
-    int active;    /* started, not yet reported */
-    int done;      /* completed (finish and end ran): rc is the result */
-    int detached;  /* freed by the application while active: released once done */
-    int reprepare; /* persistent: prepare again at every start (packing, local copies) */
+    int active;        /* started, not yet reported */
+    int done;          /* completed (finish and end ran): rc is the result */
+    int detached;      /* freed by the application while active: released once done */
+    int reprepare;     /* persistent: prepare again at every start (packing, local copies) */
+    int theirs_always; /* persistent: every start is the MPI library's (op_serve_theirs) */
     int rc;
     /* The MPI library's request serving the current run, where the group declined a persistent
      * start; MPI_REQUEST_NULL otherwise. */
@@ -161,7 +162,7 @@ static shmcoll_mpi_op_t *op_acquire(void) {
     if (op) atomic_fetch_add_explicit(&in_use, 1, memory_order_relaxed);
     shmcoll_mpi_requests_unlock();
     if (!op) return NULL;
-    op->active = op->done = op->detached = op->reprepare = op->nheld = 0;
+    op->active = op->done = op->detached = op->reprepare = op->theirs_always = op->nheld = 0;
     op->rc = MPI_SUCCESS;
     op->theirs = MPI_REQUEST_NULL;
     atomic_store_explicit(&op->driving, 0, memory_order_relaxed);
@@ -409,6 +410,27 @@ int shmcoll_mpi_request_post(const shmcoll_mpi_coll_desc_t *desc, const void *ma
 
 /* ---- Persistent ---------------------------------------------------------------------------- */
 
+/* A persistent call the group declines once its arguments are held: every start is the MPI
+ * library's non-blocking collective on the request's own communicator (op_start), not the MPI
+ * library's persistent collective, which MPICH 4.0 gets wrong: its MPI_Gather_init,
+ * MPI_Scatter_init and MPI_Allgather_init return wrong results on 2 ranks, and on 3 or more its
+ * persistent collectives fail in MPI_Wait ("Invalid communicator"), while its non-blocking ones
+ * are right. Counted once, as the call that went to the MPI library. */
+static int op_serve_theirs(shmcoll_mpi_op_t *op, const shmcoll_mpi_coll_desc_t *desc, int large,
+                           MPI_Request *request) {
+    shmcoll_mpi_call_finish(&op->call, SHMCOLL_ERR_NOT_SUPPORTED); /* what prepare made */
+    shmcoll_mpi_call_fallback(&op->call);
+    op->form = SHMCOLL_MPI_PERSISTENT;
+    op->desc = desc;
+    op->large = large;
+    op->theirs_always = 1;
+    shmcoll_mpi_requests_lock();
+    hash_insert(op);
+    shmcoll_mpi_requests_unlock();
+    *request = op->handle;
+    return MPI_SUCCESS;
+}
+
 int shmcoll_mpi_request_init(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
                              int large, MPI_Info info, MPI_Request *request) {
     const shmcoll_mpi_how_t *how = SHMCOLL_MPI_PERSISTENT_HOW(info, request);
@@ -431,15 +453,19 @@ int shmcoll_mpi_request_init(const shmcoll_mpi_coll_desc_t *desc, const void *ma
         else
             status = shmcoll_mpi_call_rebind(call, op->dup);
     }
-    /* Across nodes with blocking network steps every start would be declined (compose.h): the
-     * MPI library's own persistent request serves it from the start instead. */
-    if (status == SHMCOLL_OK && call->group && !shmcoll_group_starts(call->group))
-        status = shmcoll_mpi_call_reject(call, "started collectives across nodes go to the MPI "
-                                               "library (blocking network steps)");
+    /* Across nodes with blocking network steps every start would be declined (compose.h). */
+    const int starts_declined =
+        status == SHMCOLL_OK && call->group && !shmcoll_group_starts(call->group);
     if (status == SHMCOLL_OK) status = op_sizes(op, call->state->size);
     if (status == SHMCOLL_OK) status = op_hold(op, desc, margs);
+    const int held = status == SHMCOLL_OK;
+    if (starts_declined)
+        status = shmcoll_mpi_call_reject(call, "started collectives across nodes go to the MPI "
+                                               "library (blocking network steps)");
     if (status == SHMCOLL_OK) status = shmcoll_mpi_call_prepare(call, desc, op->margs);
     if (status == SHMCOLL_OK) status = op_kernel_only(call);
+    if (status == SHMCOLL_ERR_NOT_SUPPORTED && held)
+        return op_serve_theirs(op, desc, large, request);
     if (status == SHMCOLL_ERR_NOT_SUPPORTED) return op_decline(op, desc, margs, comm, large, how);
     if (status != SHMCOLL_OK) return op_fail(op, status, request);
     op->form = SHMCOLL_MPI_PERSISTENT;
@@ -476,18 +502,19 @@ static void call_reset(shmcoll_mpi_call_t *call) {
 int shmcoll_mpi_op_start(shmcoll_mpi_op_t *op) {
     if (op->form != SHMCOLL_MPI_PERSISTENT || op->active) return MPI_ERR_REQUEST;
     shmcoll_mpi_call_t *call = &op->call;
-    shmcoll_status_t status = SHMCOLL_OK;
-    if (op->reprepare) {
+    shmcoll_status_t status = op->theirs_always ? SHMCOLL_ERR_NOT_SUPPORTED : SHMCOLL_OK;
+    if (status == SHMCOLL_OK && op->reprepare) {
         call_reset(call);
         status = shmcoll_mpi_call_prepare(call, op->desc, op->margs);
     }
     if (status == SHMCOLL_OK) status = shmcoll_mpi_call_restart(call);
     if (status == SHMCOLL_OK) status = op_launch(op);
     if (status == SHMCOLL_ERR_NOT_SUPPORTED) {
-        /* The group declined this run (every member alike: the arguments of the init): the MPI
-         * library's non-blocking collective serves it, on the request's own communicator so that
-         * it meets no other collective, and the request completes when that does. */
-        shmcoll_mpi_call_fallback(call);
+        /* The group declined this run (every member alike: the arguments of the init), or the
+         * init: the MPI library's non-blocking collective serves it, on the request's own
+         * communicator so that it meets no other collective, and the request completes when that
+         * does. */
+        if (!op->theirs_always) shmcoll_mpi_call_fallback(call);
         const MPI_Comm comm = op->dup != MPI_COMM_NULL ? op->dup : call->comm;
         const int rc = op->desc->fallback(op->margs, comm, op->large,
                                           SHMCOLL_MPI_NONBLOCKING_HOW(&op->theirs));
