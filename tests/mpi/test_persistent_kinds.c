@@ -30,9 +30,13 @@ enum kind {
     REDUCE_SCATTER_BLOCK,
     KINDS
 };
-static const char *const names[KINDS] = {
-    "bcast",      "reduce",   "allreduce", "gather", "gatherv", "scatter", "scatterv",
-    "allgather",  "allgatherv", "alltoall", "alltoallv", "scan",  "exscan",  "reduce_scatter_block"};
+static const char *const names[KINDS] = {"bcast",      "reduce",
+                                         "allreduce",  "gather",
+                                         "gatherv",    "scatter",
+                                         "scatterv",   "allgather",
+                                         "allgatherv", "alltoall",
+                                         "alltoallv",  "scan",
+                                         "exscan",     "reduce_scatter_block"};
 
 /* Element i of rank r's send buffer at start s. */
 static double val(int s, int r, int i) {
@@ -44,28 +48,47 @@ static void init(enum kind k, double *snd, double *rcv, const int *cnt, const in
     const MPI_Comm w = MPI_COMM_WORLD;
     const MPI_Info info = MPI_INFO_NULL;
     switch (k) {
-    case BCAST: MPI_Bcast_init(snd, N, MPI_DOUBLE, 0, w, info, req); break;
-    case REDUCE: MPI_Reduce_init(snd, rcv, N, MPI_DOUBLE, MPI_SUM, 0, w, info, req); break;
-    case ALLREDUCE: MPI_Allreduce_init(snd, rcv, N, MPI_DOUBLE, MPI_SUM, w, info, req); break;
-    case GATHER: MPI_Gather_init(snd, N, MPI_DOUBLE, rcv, N, MPI_DOUBLE, 0, w, info, req); break;
+    case BCAST:
+        MPI_Bcast_init(snd, N, MPI_DOUBLE, 0, w, info, req);
+        break;
+    case REDUCE:
+        MPI_Reduce_init(snd, rcv, N, MPI_DOUBLE, MPI_SUM, 0, w, info, req);
+        break;
+    case ALLREDUCE:
+        MPI_Allreduce_init(snd, rcv, N, MPI_DOUBLE, MPI_SUM, w, info, req);
+        break;
+    case GATHER:
+        MPI_Gather_init(snd, N, MPI_DOUBLE, rcv, N, MPI_DOUBLE, 0, w, info, req);
+        break;
     case GATHERV:
         MPI_Gatherv_init(snd, N, MPI_DOUBLE, rcv, cnt, dsp, MPI_DOUBLE, 0, w, info, req);
         break;
-    case SCATTER: MPI_Scatter_init(snd, N, MPI_DOUBLE, rcv, N, MPI_DOUBLE, 0, w, info, req); break;
+    case SCATTER:
+        MPI_Scatter_init(snd, N, MPI_DOUBLE, rcv, N, MPI_DOUBLE, 0, w, info, req);
+        break;
     case SCATTERV:
         MPI_Scatterv_init(snd, cnt, dsp, MPI_DOUBLE, rcv, N, MPI_DOUBLE, 0, w, info, req);
         break;
-    case ALLGATHER: MPI_Allgather_init(snd, N, MPI_DOUBLE, rcv, N, MPI_DOUBLE, w, info, req); break;
+    case ALLGATHER:
+        MPI_Allgather_init(snd, N, MPI_DOUBLE, rcv, N, MPI_DOUBLE, w, info, req);
+        break;
     case ALLGATHERV:
         MPI_Allgatherv_init(snd, N, MPI_DOUBLE, rcv, cnt, dsp, MPI_DOUBLE, w, info, req);
         break;
-    case ALLTOALL: MPI_Alltoall_init(snd, N, MPI_DOUBLE, rcv, N, MPI_DOUBLE, w, info, req); break;
+    case ALLTOALL:
+        MPI_Alltoall_init(snd, N, MPI_DOUBLE, rcv, N, MPI_DOUBLE, w, info, req);
+        break;
     case ALLTOALLV:
         MPI_Alltoallv_init(snd, cnt, dsp, MPI_DOUBLE, rcv, cnt, dsp, MPI_DOUBLE, w, info, req);
         break;
-    case SCAN: MPI_Scan_init(snd, rcv, N, MPI_DOUBLE, MPI_SUM, w, info, req); break;
-    case EXSCAN: MPI_Exscan_init(snd, rcv, N, MPI_DOUBLE, MPI_SUM, w, info, req); break;
-    default: MPI_Reduce_scatter_block_init(snd, rcv, N, MPI_DOUBLE, MPI_SUM, w, info, req);
+    case SCAN:
+        MPI_Scan_init(snd, rcv, N, MPI_DOUBLE, MPI_SUM, w, info, req);
+        break;
+    case EXSCAN:
+        MPI_Exscan_init(snd, rcv, N, MPI_DOUBLE, MPI_SUM, w, info, req);
+        break;
+    default:
+        MPI_Reduce_scatter_block_init(snd, rcv, N, MPI_DOUBLE, MPI_SUM, w, info, req);
     }
 }
 
@@ -106,15 +129,20 @@ static int check(enum kind k, int s, const double *snd, const double *rcv) {
                 want = k == REDUCE_SCATTER_BLOCK ? sum(s, 0, p, me * N + i) : val(s, 0, me * N + i);
                 break;
             case ALLGATHER:
-            case ALLGATHERV: want = val(s, b, i); break;
+            case ALLGATHERV:
+                want = val(s, b, i);
+                break;
             case ALLTOALL:
-            case ALLTOALLV: want = val(s, b, me * N + i); break;
+            case ALLTOALLV:
+                want = val(s, b, me * N + i);
+                break;
             case SCAN:
             case EXSCAN:
                 if (b || (k == EXSCAN && me == 0)) return 1;
                 want = sum(s, 0, k == SCAN ? me + 1 : me, i);
                 break;
-            default: return 1;
+            default:
+                return 1;
             }
             if (!CHECK(rcv[at] == want, "%s start %d, block %d [%d]: %g, expected %g", names[k], s,
                        b, i, rcv[at], want))
