@@ -30,6 +30,8 @@
 #define PRUNE_ROUNDS 4     /* ... this many measurements (see prune) */
 #define DRIFT        1.5 /* a band's watched calls (see watch) this much slower than measured ... */
 #define DRIFT_CALLS  2   /* ... this many times in a row: measured again at once (see watch) */
+#define WATCH_SHARE  0.005 /* the watch's agreements cost at most this share of the calls' time */
+#define WATCH_SPARSE 8     /* ... watching at most this many times less often than watch_every */
 
 /* The rows of each kind that move data in ways whose speed depends on the machine's state (single
  * copy against copy-in/copy-out; across nodes, allreduce's forms: one leader's step of the whole
@@ -46,26 +48,27 @@ static const char *const alternatives[SHMCOLL_KIND_COUNT][3] = {
 };
 
 typedef struct shmcoll_mpi_calib_band {
-    uint32_t calls;      /* calls of the measurement so far */
-    uint32_t spread;     /* large bands: calls since the measurement began, trials or not */
-    uint8_t measuring;   /* 1 while the candidates take turns */
-    uint8_t nways;       /* candidates (0: not found yet; the last is the MPI library's) */
-    uint8_t verdict;     /* the way that serves, once measured */
-    uint8_t measured;    /* a verdict was reached before */
-    uint8_t skip;        /* ways (bit w) this measurement leaves out (pruned) */
-    uint8_t skip_rounds; /* measurements the pruned ways still sit out */
-    uint8_t gap;         /* large bands measured again: blocks per trial block */
-    uint8_t urgent;      /* measured again because the verdict drifted: not spread */
-    uint8_t drifted;     /* watched calls in a row slower than the verdict's time */
-    uint8_t watch_off;   /* verdict of a drift's measurement: not watched till due */
-    uint8_t watch_every; /* large bands: one settled call in this many is watched (0: none) */
-    uint32_t epoch;      /* changes with every verdict */
-    uint32_t countdown;  /* calls the verdict serves before it is measured again */
-    uint32_t interval;   /* the countdown's start */
-    const char *pick;    /* the node team's choice at the first call, for messages */
+    uint32_t calls;             /* calls of the measurement so far */
+    uint32_t spread;            /* large bands: calls since the measurement began, trials or not */
+    uint8_t measuring;          /* 1 while the candidates take turns */
+    uint8_t nways;              /* candidates (0: not found yet; the last is the MPI library's) */
+    uint8_t verdict;            /* the way that serves, once measured */
+    uint8_t measured;           /* a verdict was reached before */
+    uint8_t skip;               /* ways (bit w) this measurement leaves out (pruned) */
+    uint8_t skip_rounds;        /* measurements the pruned ways still sit out */
+    uint8_t gap;                /* large bands measured again: blocks per trial block */
+    uint8_t urgent;             /* measured again because the verdict drifted: not spread */
+    uint8_t drifted;            /* watched calls in a row slower than the verdict's time */
+    uint8_t watch_off;          /* verdict of a drift's measurement: not watched till due */
+    uint32_t epoch;             /* changes with every verdict */
+    uint32_t countdown;         /* calls the verdict serves before it is measured again */
+    uint32_t interval;          /* the countdown's start */
+    uint32_t watch_every;       /* one call in this many taking the verdict is watched (0: none) */
+    const char *pick;           /* the node team's choice at the first call, for messages */
     const char *rows[MAX_WAYS]; /* way i's row (NULL: the node team's choice) */
     double gain;           /* the verdict's time per call below the MPI library's (statistics) */
     double settled;        /* the verdict's time per byte (the slowest rank's), watched against */
+    double agree_cost;     /* this rank's time of the last watched call's agreement */
     double best[MAX_WAYS]; /* this rank's fastest timed block of each way, per call (0: none) */
     double block;          /* the time of the current block's calls so far */
 } calib_band_t;
@@ -146,6 +149,17 @@ static uint32_t watch_every(size_t bytes) {
                                    : 0;
 }
 
+/* One call in this many taking the verdict is watched at the call's size: watch_every, or more
+ * where the watch's agreement (`agree` seconds, the fastest rank's last) costs more than
+ * WATCH_SHARE of the `call`-second calls it watches (across nodes one PMPI_Allreduce takes tens of
+ * microseconds, against some 90 us of a 64 KiB bcast), at most WATCH_SPARSE times less often, so
+ * that a drift is still seen within a few hundred calls. */
+static uint32_t watch_interval(size_t bytes, double agree, double call) {
+    const uint32_t every = watch_every(bytes), sparsest = WATCH_SPARSE * every;
+    const double need = call > 0 ? agree / (WATCH_SHARE * call) : 0;
+    return need <= every ? every : need >= sparsest ? sparsest : (uint32_t)need + 1;
+}
+
 /* The band of the call (the selector's size bands), its state made on first use; NULL without
  * memory. */
 static calib_band_t *band_for(shmcoll_mpi_comm_t *state, shmcoll_mpi_coll_t coll, size_t bytes) {
@@ -158,15 +172,23 @@ static calib_band_t *band_for(shmcoll_mpi_comm_t *state, shmcoll_mpi_coll_t coll
     calib_band_t *band = &(*bands)[shmcoll_select_band(bytes)];
     if (!band->interval) { /* new: measured first */
         band->measuring = 1;
-        band->watch_every = (uint8_t)watch_every(bytes);
+        band->watch_every = watch_every(bytes);
     }
     return band;
 }
 
-/* A settled call of a band from 64 KiB that is watched (see watch): the first of each block's worth
- * of calls, while watching is on; every rank counts the same countdown. */
-static int watched(const calib_band_t *band) {
-    return band->watch_every && !band->watch_off && band->countdown % band->watch_every == 0;
+/* A call of a band from 64 KiB taking its verdict that is watched (see watch): one in
+ * band->watch_every by `count` (the settled calls' countdown, or a spread measurement's calls),
+ * while watching is on; every rank counts alike. */
+static int watched(const calib_band_t *band, uint32_t count) {
+    return band->watch_every && !band->watch_off && count % band->watch_every == 0;
+}
+
+/* The turn of a watched call: timed from here, against the verdict of the band's epoch. */
+static void watch_turn(calib_band_t *band, shmcoll_mpi_calib_turn_t *turn) {
+    turn->watched = band;
+    turn->hold.epoch = band->epoch;
+    turn->start = shmcoll_shm_now();
 }
 
 static int mpi_way(const calib_band_t *band, int way) {
@@ -207,12 +229,9 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
     }
     if (!band->measuring) {
         if (band->countdown > 0) { /* the verdict serves */
-            if (watched(band)) {
-                turn->watched = band;
-                turn->start = shmcoll_shm_now();
-            }
-            band->countdown--;
             turn->hold = (shmcoll_mpi_calib_hold_t){band, band->epoch};
+            if (watched(band, band->countdown)) watch_turn(band, turn);
+            band->countdown--;
             return take(call, band, band->verdict, turn);
         }
         band->measuring = 1; /* due: measured again */
@@ -232,11 +251,12 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
     /* A large band measured again spreads its trials: of every gap blocks' worth of calls the
      * last block is a trial, the others take the verdict in force, so that the trials cost about
      * TRIAL_SHARE of the band's time at the candidates' last times (see spread_gap). Those calls
-     * are neither timed nor kept (repeat.h). Not when the verdict drifted: it is measured at once.
-     */
+     * are neither timed nor kept (repeat.h), but watched as settled ones are (a drift ends the
+     * spreading). Not when the verdict drifted: it is measured at once. */
     if (bytes >= LARGE_BYTES && band->measured && !band->urgent &&
         band->spread++ % (band->gap * block_calls(bytes)) < (band->gap - 1u) * block_calls(bytes)) {
-        *turn = (shmcoll_mpi_calib_turn_t){0};
+        *turn = (shmcoll_mpi_calib_turn_t){.bytes = bytes};
+        if (watched(band, band->spread)) watch_turn(band, turn);
         return take(call, band, band->verdict, turn);
     }
     /* Not settled: the candidates take turns, a block of calls each, after the warm-up; the first
@@ -395,14 +415,24 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
  * ms). Every rank has the same times, so all measure again at the same call. */
 static void watch(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
     calib_band_t *band = turn->watched;
-    double took = shmcoll_shm_now() - turn->start, fastest;
-    const int rc = PMPI_Allreduce(&took, &fastest, 1, MPI_DOUBLE, MPI_MIN, call->comm);
-    if (!agreed(call, rc) || band->measuring || band->epoch != turn->hold.epoch) return;
-    const double expected = band->settled * (double)turn->bytes;
+    const double now = shmcoll_shm_now();
+    /* The fastest rank's time of the call and of the last agreement: the rank that came last to
+     * either did not wait for the others, so its time is the call's, the agreement's own. */
+    double mine[2] = {now - turn->start, band->agree_cost}, all[2];
+    const int rc = PMPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MIN, call->comm);
+    band->agree_cost = shmcoll_shm_now() - now;
+    if (!agreed(call, rc) || band->epoch != turn->hold.epoch) return;
+    const double fastest = all[0], expected = band->settled * (double)turn->bytes;
+    band->watch_every = watch_interval(turn->bytes, all[1], expected);
     band->drifted = fastest > DRIFT * expected ? band->drifted + 1 : 0;
     if (band->drifted < DRIFT_CALLS) return;
-    band->countdown = 0;
     band->urgent = 1;
+    if (band->measuring) { /* a spread measurement starts over, at once */
+        band->calls = band->spread = 0;
+        for (int w = 0; w < MAX_WAYS; w++) band->best[w] = 0;
+    } else {
+        band->countdown = 0;
+    }
     if (call->state->rank == 0 && shmcoll_config()->verbose)
         shmcoll_log_verbose("%s, %zu bytes on %d ranks: %s took %.2f us, %.1f times its measured "
                             "time: measured again",
@@ -446,7 +476,8 @@ shmcoll_status_t shmcoll_mpi_calibrate_follow(shmcoll_mpi_call_t *call,
 int shmcoll_mpi_calibrate_holds(const shmcoll_mpi_calib_hold_t *hold) {
     calib_band_t *band = hold->band;
     if (!band) return 1;
-    if (band->measuring || band->epoch != hold->epoch || band->countdown == 0 || watched(band))
+    if (band->measuring || band->epoch != hold->epoch || band->countdown == 0 ||
+        watched(band, band->countdown))
         return 0; /* a watched call takes the sequence, where it is timed */
     band->countdown--;
     return 1;

@@ -1,7 +1,8 @@
 /* The selector's watch on a large band (src/mpi/calibrate.c, watch): once a band of 1 MiB or
- * more has its verdict, one call in each block's worth is timed against the verdict's measured
- * time, and two such calls in a row more than 1.5 times slower send the band to be measured again
- * at once, on every rank at the same call.
+ * more has its verdict, one call in each block's worth taking it (or up to 8 times fewer where the
+ * watch's agreement is dear) is timed against the verdict's measured time, and two such calls in
+ * a row more than 1.5 times slower send the band to be measured again at once, on every rank at
+ * the same call, also while a measurement spreads its trials.
  *
  * The calls change under the band without changing its size: a 1 MiB bcast of contiguous bytes
  * gets its verdict, then the same bytes go as a vector type with a stride of 64 bytes, each byte
@@ -21,7 +22,9 @@
 
 #define COUNT  (1 << 20) /* bytes: 1 MiB */
 #define STRIDE 64        /* bytes between the vector's elements: one per cache line */
-#define CALLS  48        /* of each phase: the measurement (about 20) and watched calls after */
+#define CALLS                                                                                      \
+    128 /* of each phase: the measurement (about 20), then watched calls: one in                   \
+         * 4, or up to 8 times fewer where the agreement costs (oversubscribed) */
 
 typedef int (*dav_fn)(MPI_Comm, unsigned long long *);
 
