@@ -140,9 +140,10 @@ static uint32_t measure_calls(const calib_band_t *band, size_t bytes) {
     return warmup_calls(band, bytes) + tried_ways(band) * block_calls(bytes) * timed_blocks(bytes);
 }
 
-/* One settled call in this many of a band is watched (see watch): from 64 KiB one in four
- * blocks' worth (32 calls: the agreement's microsecond is under 1% of a 64 KiB call's time
- * there), from 1 MiB one in a block's worth (4 calls), from 8 MiB every call; none below. */
+/* One call in this many taking a band's verdict is watched (see watch), where the agreement is
+ * cheap (watch_interval): from 64 KiB one in four blocks' worth (32 calls: the agreement's
+ * microsecond on one node is under 1% of a 64 KiB call's time there), from 1 MiB one in a block's
+ * worth (4 calls), from 8 MiB every call; none below. */
 static uint32_t watch_every(size_t bytes) {
     return bytes >= LARGE_BYTES    ? block_calls(bytes)
            : bytes >= MEDIUM_BYTES ? 4 * block_calls(bytes)
@@ -182,6 +183,13 @@ static calib_band_t *band_for(shmcoll_mpi_comm_t *state, shmcoll_mpi_coll_t coll
  * while watching is on; every rank counts alike. */
 static int watched(const calib_band_t *band, uint32_t count) {
     return band->watch_every && !band->watch_off && count % band->watch_every == 0;
+}
+
+/* A measurement from its first call: the candidates' times and the spread trials' count anew. */
+static void measure_anew(calib_band_t *band) {
+    band->measuring = 1;
+    band->calls = band->spread = 0;
+    for (int w = 0; w < MAX_WAYS; w++) band->best[w] = 0;
 }
 
 /* The turn of a watched call: timed from here, against the verdict of the band's epoch. */
@@ -234,9 +242,7 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
             band->countdown--;
             return take(call, band, band->verdict, turn);
         }
-        band->measuring = 1; /* due: measured again */
-        band->calls = band->spread = 0;
-        for (int w = 0; w < MAX_WAYS; w++) band->best[w] = 0;
+        measure_anew(band); /* due: measured again */
     }
     if (band->calls == 0 && !band->measured) { /* given tuning (alike everywhere) replaces it */
         const shmcoll_tune_t *tune = shmcoll_tune_current();
@@ -403,16 +409,16 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
                         call->state->size, times, way_name(band, verdict), band->countdown);
 }
 
-/* A settled band's watched call (from 64 KiB, see watch_every): its time, the fastest rank's (one
- * PMPI_Allreduce, a microsecond or a few, under 1% of the calls it watches; the
- * fastest, since a rank that arrived late did not wait for the others: an imbalance of the
- * application is not a change of the collective), against the verdict's measured time per byte at
- * the call's size; DRIFT_CALLS watched calls in a row more than DRIFT times slower and the band is
- * measured again at its next call, its trials not spread: the machine's state changed (its memory
- * bandwidth halves within minutes on the 2-core machines the project is measured on) or the calls
- * did (a loop on buffers rewritten before every call, cold in cache: a 16 MiB bcast's
- * copy-in/copy-out went from 1.9 ms, measured on warm buffers, to 7.3 ms, the MPI library's 4.3
- * ms). Every rank has the same times, so all measure again at the same call. */
+/* A watched call taking a band's verdict (from 64 KiB, see watch_interval): its time, the fastest
+ * rank's (one PMPI_Allreduce, at most about 0.5% of the calls it watches; the fastest, since a rank
+ * that arrived late did not wait for the others: an imbalance of the application is not a change of
+ * the collective), against the verdict's measured time per byte at the call's size; DRIFT_CALLS
+ * watched calls in a row more than DRIFT times slower and the band is measured again at its next
+ * call, its trials not spread: the machine's state changed (its memory bandwidth halves within
+ * minutes on the 2-core machines the project is measured on) or the calls did (a loop on buffers
+ * rewritten before every call, cold in cache: a 16 MiB bcast's copy-in/copy-out went from 1.9 ms,
+ * measured on warm buffers, to 7.3 ms, the MPI library's 4.3 ms). Every rank has the same times, so
+ * all measure again at the same call. */
 static void watch(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
     calib_band_t *band = turn->watched;
     const double now = shmcoll_shm_now();
@@ -427,12 +433,10 @@ static void watch(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
     band->drifted = fastest > DRIFT * expected ? band->drifted + 1 : 0;
     if (band->drifted < DRIFT_CALLS) return;
     band->urgent = 1;
-    if (band->measuring) { /* a spread measurement starts over, at once */
-        band->calls = band->spread = 0;
-        for (int w = 0; w < MAX_WAYS; w++) band->best[w] = 0;
-    } else {
-        band->countdown = 0;
-    }
+    if (band->measuring)
+        measure_anew(band); /* a spread measurement starts over, at once */
+    else
+        band->countdown = 0; /* measured at the next call */
     if (call->state->rank == 0 && shmcoll_config()->verbose)
         shmcoll_log_verbose("%s, %zu bytes on %d ranks: %s took %.2f us, %.1f times its measured "
                             "time: measured again",

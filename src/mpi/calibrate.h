@@ -76,7 +76,7 @@ typedef struct shmcoll_mpi_calib_turn {
     size_t bytes;    /* the call's key, where measurement applies */
     const char *row; /* the node team's row it asks for (NULL: the selector's choice) */
     shmcoll_mpi_calib_hold_t hold;          /* settled: what a kept call holds */
-    struct shmcoll_mpi_calib_band *watched; /* a settled call timed against its verdict */
+    struct shmcoll_mpi_calib_band *watched; /* a call taking the verdict, timed against it */
     double start;
 } shmcoll_mpi_calib_turn_t;
 

@@ -31,7 +31,9 @@
 #include "core/coll_args.h"
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* The persistent collectives of the MPI library underneath: MPI-4's MPI_*_init, or Open MPI
  * 4's extension MPIX_*_init (same arguments). */
@@ -206,10 +208,16 @@ typedef struct shmcoll_mpi_coll_desc {
 
 /* ---- The halves of the sequence, for the requests (request.c) ---------------------------- */
 
-/* begin, then the payload when counted. */
 /* A call record cleared for begin (what must start zeroed). */
 void shmcoll_mpi_call_clear(shmcoll_mpi_call_t *call);
 
+/* Only the head of the record, before the arguments: for a call whose arguments, op and op
+ * context are then written whole and that neither prepares nor finishes (a repeat, repeat.h). */
+static inline void shmcoll_mpi_call_clear_head(shmcoll_mpi_call_t *call) {
+    memset(call, 0, offsetof(shmcoll_mpi_call_t, args));
+}
+
+/* begin, then the payload when counted. */
 shmcoll_status_t shmcoll_mpi_call_begin(shmcoll_mpi_call_t *call,
                                         const shmcoll_mpi_coll_desc_t *desc, const void *margs,
                                         MPI_Comm comm, int large, shmcoll_mpi_form_t form);

@@ -6,7 +6,6 @@
 
 #include "base/config.h"
 
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,10 +97,8 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
                    : SHMCOLL_MPI_REPEAT_NONE;
     if (e->way != SHMCOLL_MPI_REPEAT_OURS || !shmcoll_mpi_calibrate_holds(&e->hold))
         return SHMCOLL_MPI_REPEAT_NONE;
-    /* The call as begin makes it (call.c), then the prepared call: of the record only the head
-     * before the arguments, which restore writes whole (the rest only prepare and finish use,
-     * and this call has neither). */
-    memset(call, 0, offsetof(shmcoll_mpi_call_t, args));
+    /* The call as begin makes it (call.c), then the prepared call. */
+    shmcoll_mpi_call_clear_head(call);
     call->comm = comm;
     call->coll = desc->coll;
     call->form = SHMCOLL_MPI_BLOCKING;

@@ -97,6 +97,15 @@ static void hash_insert(shmcoll_mpi_op_t *op) {
     buckets[b] = op;
 }
 
+/* The operation made known by its handle, which the application gets: MPI_SUCCESS. */
+static int op_publish(shmcoll_mpi_op_t *op, MPI_Request *request) {
+    shmcoll_mpi_requests_lock();
+    hash_insert(op);
+    shmcoll_mpi_requests_unlock();
+    *request = op->handle;
+    return MPI_SUCCESS;
+}
+
 static void hash_remove(shmcoll_mpi_op_t *op) {
     for (shmcoll_mpi_op_t **at = &buckets[bucket_of(op->handle)]; *at; at = &(*at)->hnext)
         if (*at == op) {
@@ -401,11 +410,7 @@ int shmcoll_mpi_request_post(const shmcoll_mpi_coll_desc_t *desc, const void *ma
     if (status == SHMCOLL_ERR_NOT_SUPPORTED) /* with the application's own arguments */
         return op_decline(op, desc, margs, comm, large, SHMCOLL_MPI_NONBLOCKING_HOW(request));
     if (status != SHMCOLL_OK) return op_fail(op, status, request);
-    shmcoll_mpi_requests_lock();
-    hash_insert(op);
-    shmcoll_mpi_requests_unlock();
-    *request = op->handle;
-    return MPI_SUCCESS;
+    return op_publish(op, request);
 }
 
 /* ---- Persistent ---------------------------------------------------------------------------- */
@@ -424,11 +429,7 @@ static int op_serve_theirs(shmcoll_mpi_op_t *op, const shmcoll_mpi_coll_desc_t *
     op->desc = desc;
     op->large = large;
     op->theirs_always = 1;
-    shmcoll_mpi_requests_lock();
-    hash_insert(op);
-    shmcoll_mpi_requests_unlock();
-    *request = op->handle;
-    return MPI_SUCCESS;
+    return op_publish(op, request);
 }
 
 int shmcoll_mpi_request_init(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
@@ -476,11 +477,7 @@ int shmcoll_mpi_request_init(const shmcoll_mpi_coll_desc_t *desc, const void *ma
     op->reprepare = call->algo || call->send.temp || call->recv.temp;
     if (op->reprepare) shmcoll_mpi_call_finish(call, SHMCOLL_ERR_NOT_SUPPORTED);
     shmcoll_mpi_stats_record_init(call->coll, call->state);
-    shmcoll_mpi_requests_lock();
-    hash_insert(op);
-    shmcoll_mpi_requests_unlock();
-    *request = op->handle;
-    return MPI_SUCCESS;
+    return op_publish(op, request);
 }
 
 /* Clears what prepare set, keeping what begin found. */
