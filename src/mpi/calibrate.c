@@ -32,6 +32,10 @@
 #define DRIFT_CALLS  2   /* ... this many times in a row: measured again at once (see watch) */
 #define WATCH_SHARE  0.005 /* the watch's agreements cost at most this share of the calls' time */
 #define WATCH_SPARSE 8     /* ... watching at most this many times less often than watch_every */
+#define SHARE_SHARE                                                                                \
+    0.005               /* the agreements on a shared key cost at most this share of the calls'    \
+                         */
+#define SHARE_EVERY 256 /* ... time, and come at least every this many calls (see share_key) */
 
 /* The rows of each kind that move data in ways whose speed depends on the machine's state (single
  * copy against copy-in/copy-out; across nodes, allreduce's forms: one leader's step of the whole
@@ -46,6 +50,17 @@ static const char *const alternatives[SHMCOLL_KIND_COUNT][3] = {
     [SHMCOLL_KIND_SCATTER] = {"single-copy", "pipeline"},
     [SHMCOLL_KIND_ALLTOALL] = {"single-copy", "rotated"},
 };
+
+/* The key every rank takes for a collective whose sizes only some ranks know (key_local, call.h:
+ * gatherv, scatterv, alltoallv): the ranks' mean share, agreed every few calls (see share_key). */
+typedef struct shmcoll_mpi_calib_shared {
+    size_t key;                          /* the ranks' mean share at the last agreement */
+    uint32_t left;                       /* calls before the next agreement (0: at the next) */
+    uint32_t every;                      /* calls between agreements */
+    struct shmcoll_mpi_calib_band *band; /* the band of key, once a call has looked it up */
+    double since;                        /* when the last agreement ended */
+    double cost;                         /* this rank's time of the last agreement */
+} calib_shared_t;
 
 typedef struct shmcoll_mpi_calib_band {
     uint32_t calls;             /* calls of the measurement so far */
@@ -64,6 +79,7 @@ typedef struct shmcoll_mpi_calib_band {
     uint32_t countdown;         /* calls the verdict serves before it is measured again */
     uint32_t interval;          /* the countdown's start */
     uint32_t watch_every;       /* one call in this many taking the verdict is watched (0: none) */
+    calib_shared_t *shared;     /* key_local: the agreed key this band serves (else NULL) */
     const char *pick;           /* the node team's choice at the first call, for messages */
     const char *rows[MAX_WAYS]; /* way i's row (NULL: the node team's choice) */
     double gain;           /* the verdict's time per call below the MPI library's (statistics) */
@@ -75,7 +91,8 @@ typedef struct shmcoll_mpi_calib_band {
 
 /* A communicator's (its state's calib). */
 typedef struct calib {
-    calib_band_t *bands[SHMCOLL_MPI_COLL_COUNT]; /* [SHMCOLL_SELECT_BANDS] each, on first use */
+    calib_band_t *bands[SHMCOLL_MPI_COLL_COUNT];   /* [SHMCOLL_SELECT_BANDS] each, on first use */
+    calib_shared_t shared[SHMCOLL_MPI_COLL_COUNT]; /* the key_local collectives' */
 } calib_t;
 
 static void calib_free(void *p) {
@@ -163,11 +180,17 @@ static uint32_t watch_interval(size_t bytes, double agree, double call) {
 
 /* The band of the call (the selector's size bands), its state made on first use; NULL without
  * memory. */
-static calib_band_t *band_for(shmcoll_mpi_comm_t *state, shmcoll_mpi_coll_t coll, size_t bytes) {
+/* The communicator's measurement state, made on first use; NULL without memory. */
+static calib_t *calib_of(shmcoll_mpi_comm_t *state) {
     if (!state->calib) {
         if (!(state->calib = calloc(1, sizeof(calib_t)))) return NULL;
         state->calib_free = calib_free;
     }
+    return state->calib;
+}
+
+static calib_band_t *band_for(shmcoll_mpi_comm_t *state, shmcoll_mpi_coll_t coll, size_t bytes) {
+    if (!calib_of(state)) return NULL;
     calib_band_t **bands = &((calib_t *)state->calib)->bands[coll];
     if (!*bands && !(*bands = calloc(SHMCOLL_SELECT_BANDS, sizeof **bands))) return NULL;
     calib_band_t *band = &(*bands)[shmcoll_select_band(bytes)];
@@ -216,6 +239,65 @@ static shmcoll_status_t take(shmcoll_mpi_call_t *call, calib_band_t *band, int w
     return SHMCOLL_OK;
 }
 
+/* 1 when the measurement's agreement (a PMPI_Allreduce returning rc) succeeded; else 0, the
+ * group failed. */
+static int agreed(shmcoll_mpi_call_t *call, int rc) {
+    if (rc == MPI_SUCCESS) return 1;
+    /* This rank cannot know the others' verdict: its group fails for good, so that no rank goes
+     * on with a way the others did not take (a member that waits for this one in shared memory
+     * sees the failure, the caller gets the error). */
+    snprintf(call->group->team->error, sizeof call->group->team->error,
+             "rank %d: the measurement's agreement failed in the MPI library", call->state->rank);
+    shmcoll_team_fail(call->group->team, SHMCOLL_ERR_SYSTEM);
+    PMPI_Comm_call_errhandler(call->comm, rc);
+    return 0;
+}
+
+/* The key of a collective whose sizes only some ranks know (key_local, call.h), every rank alike:
+ * each call counts, and every `every` calls one PMPI_Allreduce (integer sums, so that every rank
+ * gets the same numbers whatever order the MPI library adds them in) makes the ranks' mean share
+ * of that call the key of the calls up to the next agreement. Before, these collectives had one
+ * band per communicator, measured on whatever sizes came: a benchmark's gatherv of 4 KiB blocks
+ * took the MPI library's way measured on 8-byte blocks (2.4 us a call, against 0.6 us on
+ * shmcoll's), and a verdict taken on small blocks served large ones. `every` follows the
+ * agreement's cost: it costs at most SHARE_SHARE of the time between agreements (the calls and
+ * the application's work between them), and comes at least every SHARE_EVERY calls, so that a
+ * new size is seen within that many calls. The first call agrees. `local` is this rank's share;
+ * returns 0 (nothing measured) when the agreement failed, the group then failed (agreed). */
+static size_t share_key(shmcoll_mpi_call_t *call, calib_shared_t *shared, size_t local) {
+    if (shared->left > 0) {
+        shared->left--;
+        return shared->key;
+    }
+    const double start = shmcoll_shm_now();
+    const double period = shared->every ? (start - shared->since) / shared->every : 0;
+    /* Nanoseconds: this rank's share, its last agreement's time, its time per call since. */
+    const unsigned long long mine[3] = {local, (unsigned long long)(1e9 * shared->cost),
+                                        (unsigned long long)(1e9 * period)};
+    unsigned long long all[3];
+    const int rc = PMPI_Allreduce(mine, all, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, call->comm);
+    shared->since = shmcoll_shm_now();
+    shared->cost = shared->since - start;
+    if (!agreed(call, rc)) return 0;
+    const unsigned long long p = (unsigned long long)call->state->size;
+    shared->key = (size_t)((all[0] + p - 1) / p); /* a share of one byte or more is not empty */
+    /* Every rank has the same sums: the same interval. The first calls have no period yet. */
+    const double need = all[2] ? (double)all[1] / (SHARE_SHARE * (double)all[2]) : 16;
+    shared->every = need >= SHARE_EVERY ? SHARE_EVERY : need <= 1 ? 1 : (uint32_t)need;
+    shared->left = shared->every - 1;
+    return shared->key;
+}
+
+/* Without memory for the measurement's state the other ranks may measure while this one cannot
+ * count turns: the call fails on every rank, as a failed prepare does (call.c), rather than part
+ * the ranks silently. */
+static shmcoll_status_t no_memory(shmcoll_mpi_call_t *call) {
+    snprintf(call->group->team->error, sizeof call->group->team->error,
+             "rank %d has no memory to measure %s (SHMCOLL_CALIBRATE=0 turns it off)",
+             call->state->rank, call->function);
+    return shmcoll_team_fail(call->group->team, SHMCOLL_ERR_NO_MEMORY);
+}
+
 shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
                                              const shmcoll_mpi_coll_desc_t *desc, const void *margs,
                                              shmcoll_mpi_calib_turn_t *turn) {
@@ -223,21 +305,26 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
     const shmcoll_config_t *config = shmcoll_config();
     shmcoll_mpi_comm_t *state = call->state;
     if (config->calibrate <= 0 || !desc->key || !call->group || state->inter) return SHMCOLL_OK;
-    const size_t bytes = turn->bytes = desc->key(margs, state);
+    size_t bytes = desc->key(margs, state);
+    calib_shared_t *shared = NULL;
+    if (desc->key_local) { /* the key every rank takes: the ranks' mean share */
+        if (!calib_of(state)) return no_memory(call);
+        shared = turn->hold.shared = &((calib_t *)state->calib)->shared[desc->coll];
+        bytes = share_key(call, shared, bytes);
+        shared->band = NULL; /* until the key's band is found below */
+    }
+    turn->bytes = bytes;
     if (bytes == 0 || bytes > config->calibrate_max) return SHMCOLL_OK; /* nothing to measure */
     calib_band_t *band = band_for(state, desc->coll, bytes);
-    /* Without memory for the band the other ranks may measure while this one cannot count
-     * turns: the call fails on every rank, as a failed prepare does (call.c), rather than part
-     * the ranks silently. */
-    if (!band) {
-        snprintf(call->group->team->error, sizeof call->group->team->error,
-                 "rank %d has no memory to measure %s (SHMCOLL_CALIBRATE=0 turns it off)",
-                 state->rank, call->function);
-        return shmcoll_team_fail(call->group->team, SHMCOLL_ERR_NO_MEMORY);
+    if (!band) return no_memory(call);
+    if (shared) {
+        band->shared = shared;
+        shared->band = band;
     }
     if (!band->measuring) {
         if (band->countdown > 0) { /* the verdict serves */
-            turn->hold = (shmcoll_mpi_calib_hold_t){band, band->epoch};
+            turn->hold.band = band;
+            turn->hold.epoch = band->epoch;
             if (watched(band, band->countdown)) watch_turn(band, turn);
             band->countdown--;
             return take(call, band, band->verdict, turn);
@@ -250,7 +337,8 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
             band->measuring = 0;
             band->nways = 1;
             band->countdown = band->interval = RECHECK_MAX;
-            turn->hold = (shmcoll_mpi_calib_hold_t){band, band->epoch};
+            turn->hold.band = band;
+            turn->hold.epoch = band->epoch;
             return SHMCOLL_OK;
         }
     }
@@ -331,20 +419,6 @@ static void prune(calib_band_t *band, const double *slowest, int verdict) {
     band->skip |= fresh;
 }
 
-/* 1 when the measurement's agreement (a PMPI_Allreduce returning rc) succeeded; else 0, the
- * group failed. */
-static int agreed(shmcoll_mpi_call_t *call, int rc) {
-    if (rc == MPI_SUCCESS) return 1;
-    /* This rank cannot know the others' verdict: its group fails for good, so that no rank goes
-     * on with a way the others did not take (a member that waits for this one in shared memory
-     * sees the failure, the caller gets the error). */
-    snprintf(call->group->team->error, sizeof call->group->team->error,
-             "rank %d: the measurement's agreement failed in the MPI library", call->state->rank);
-    shmcoll_team_fail(call->group->team, SHMCOLL_ERR_SYSTEM);
-    PMPI_Comm_call_errhandler(call->comm, rc);
-    return 0;
-}
-
 /* Blocks per trial block when a large band is measured again: trying a candidate r times as slow
  * as the verdict costs (r - 1) of a block's time, so one trial in (r - 1) / TRIAL_SHARE blocks
  * costs TRIAL_SHARE of the band's time, for the slowest candidate tried last time (at least one
@@ -381,7 +455,7 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     band->urgent = 0;
     band->drifted = 0;
     band->gap = spread_gap(band, slowest, verdict);
-    /* Bounded, so that a change of the machine's state (or of the sizes in a v-variant's one band)
+    /* Bounded, so that a change of the machine's state
      * is seen within a bounded number of calls, at a cost of 1/(RECHECK x RECHECK_GROW) then. */
     const uint32_t cap = base * RECHECK_GROW;
     band->interval = !same ? base : band->interval < cap / 2 ? 2 * band->interval : cap;
@@ -432,16 +506,30 @@ static void watch(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
     band->watch_every = watch_interval(turn->bytes, all[1], expected);
     band->drifted = fastest > DRIFT * expected ? band->drifted + 1 : 0;
     if (band->drifted < DRIFT_CALLS) return;
-    band->urgent = 1;
-    if (band->measuring)
-        measure_anew(band); /* a spread measurement starts over, at once */
-    else
-        band->countdown = 0; /* measured at the next call */
+    /* The MPI library's own way slower than measured: shmcoll is then no slower than the MPI
+     * library (it is the MPI library), whose large calls swing with the machine's noise as much as
+     * shmcoll's (an 8 MiB bcast 1.58 -> 2.46 ms in one run; measured again at once, it tried the
+     * node team's row of 3.3-4.5 ms twice, and that benchmark row of 42 calls ended at 0.83x).
+     * Whether one of shmcoll's ways got faster meanwhile, trials spread as a re-measurement's are
+     * find out (from 1 MiB; below, the band's next measurement). */
+    const int theirs = mpi_way(band, band->verdict);
+    if (theirs) {
+        band->drifted = 0;
+        if (turn->bytes < LARGE_BYTES || band->measuring) return;
+        band->countdown = 0; /* measured at the next call, spread */
+    } else {
+        band->urgent = 1;
+        if (band->measuring)
+            measure_anew(band); /* a spread measurement starts over, at once */
+        else
+            band->countdown = 0; /* measured at the next call, not spread */
+    }
     if (call->state->rank == 0 && shmcoll_config()->verbose)
         shmcoll_log_verbose("%s, %zu bytes on %d ranks: %s took %.2f us, %.1f times its measured "
-                            "time: measured again",
+                            "time: measured again%s",
                             call->function, turn->bytes, call->state->size,
-                            way_name(band, band->verdict), 1e6 * fastest, fastest / expected);
+                            way_name(band, band->verdict), 1e6 * fastest, fastest / expected,
+                            theirs ? ", its trials spread" : "");
 }
 
 void shmcoll_mpi_calibrate_end(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
@@ -466,9 +554,12 @@ shmcoll_status_t shmcoll_mpi_calibrate_follow(shmcoll_mpi_call_t *call,
     *row = NULL;
     const calib_t *calib = call->state ? call->state->calib : NULL;
     if (!calib || !desc->key || !calib->bands[desc->coll]) return SHMCOLL_OK;
+    /* key_local: the band of the blocking calls' last agreed key, every rank's alike */
     const calib_band_t *band =
-        &calib->bands[desc->coll][shmcoll_select_band(desc->key(margs, call->state))];
-    if (band->measuring || !band->measured) return SHMCOLL_OK;
+        desc->key_local
+            ? calib->shared[desc->coll].band
+            : &calib->bands[desc->coll][shmcoll_select_band(desc->key(margs, call->state))];
+    if (!band || band->measuring || !band->measured) return SHMCOLL_OK;
     if (mpi_way(band, band->verdict)) {
         call->quiet = 1;
         return shmcoll_mpi_call_reject(call, "measured: the MPI library's own is faster here");
@@ -479,10 +570,14 @@ shmcoll_status_t shmcoll_mpi_calibrate_follow(shmcoll_mpi_call_t *call,
 
 int shmcoll_mpi_calibrate_holds(const shmcoll_mpi_calib_hold_t *hold) {
     calib_band_t *band = hold->band;
-    if (!band) return 1;
-    if (band->measuring || band->epoch != hold->epoch || band->countdown == 0 ||
-        watched(band, band->countdown))
+    calib_shared_t *shared = hold->shared;
+    /* A shared key's agreement is due, or it found another band: the sequence, where it is
+     * agreed and counted (every rank counts every call once, on either way). */
+    if (shared && (shared->left == 0 || shared->band != band)) return 0;
+    if (band && (band->measuring || band->epoch != hold->epoch || band->countdown == 0 ||
+                 watched(band, band->countdown)))
         return 0; /* a watched call takes the sequence, where it is timed */
-    band->countdown--;
+    if (shared) shared->left--;
+    if (band) band->countdown--;
     return 1;
 }

@@ -44,15 +44,20 @@
  * measurement's trials, is timed and the fastest rank's time agreed (a PMPI_Allreduce); two such
  * calls in a row 1.5 times slower per byte than the verdict measured, and the band is measured
  * again at once, trials not spread (the machine's state changed, or the calls did: buffers cold
- * in cache); at most once per interval. Every rank counts the same calls of a
+ * in cache); at most once per interval. Where the verdict is the MPI library's own way, which
+ * shmcoll is then never slower than, the trials are spread (from 1 MiB; below, nothing changes
+ * before the band's next measurement). Every rank counts the same calls of a
  * band (its key is the size every rank knows), so all take the same way on every call, meet in
  * the same barriers and allreduce, and measure again at the same call.
  *
- * The v-variants whose sizes only some ranks know (gatherv, scatterv, alltoallv) have one band per
- * communicator (their key is the same for every call, move.h): a communicator's calls of one of
- * them are measured together. Not measured: communicators under given tuning, the non-blocking
- * and persistent forms: a non-blocking call follows the verdict of its band's blocking calls
- * where there is one, a persistent request takes the node team's choice. */
+ * The v-variants whose sizes only some ranks know (gatherv, scatterv, alltoallv: each rank knows
+ * its own share, move.h) take as key the ranks' mean share, agreed in one PMPI_Allreduce every few
+ * calls (at most every 256, at most 0.5% of the time between agreements, from the first call;
+ * calibrate.c, share_key), so each size band of theirs is measured on its own, as the others'
+ * are; a new size is seen within the calls up to the next agreement. Not measured: communicators
+ * under given tuning, the non-blocking and persistent forms: a non-blocking call follows the
+ * verdict of its band's blocking calls where there is one, a persistent request takes the node
+ * team's choice. */
 #ifndef SHMCOLL_MPI_CALIBRATE_H
 #define SHMCOLL_MPI_CALIBRATE_H
 
@@ -62,8 +67,9 @@
 
 /* What a kept call (repeat.h) holds of the band whose verdict it follows. */
 typedef struct shmcoll_mpi_calib_hold {
-    struct shmcoll_mpi_calib_band *band; /* NULL: no measurement applies */
-    uint32_t epoch;                      /* the band's verdict then */
+    struct shmcoll_mpi_calib_band *band;     /* NULL: no measurement applies */
+    uint32_t epoch;                          /* the band's verdict then */
+    struct shmcoll_mpi_calib_shared *shared; /* key_local (call.h): the agreed key's state */
 } shmcoll_mpi_calib_hold_t;
 
 /* One call's turn, from shmcoll_mpi_calibrate_begin to shmcoll_mpi_calibrate_end. */

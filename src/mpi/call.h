@@ -144,7 +144,7 @@ typedef struct shmcoll_mpi_coll_desc {
     size_t margs_size; /* a request keeps a copy of the arguments */
     /* The size every rank of the communicator knows alike (the message, one block, the whole
      * vector: as select/select_args.h counts it), which calibration keys its size bands by
-     * (calibrate.h); NULL where only some ranks know the sizes (gatherv, scatterv, alltoallv). */
+     * (calibrate.h); see key_local for the collectives whose sizes only some ranks know. */
     size_t (*key)(const void *margs, const shmcoll_mpi_comm_t *state);
     /* Where the datatype fields of `margs` are: the i-th (0, 1), or NULL past the last. A request
      * duplicates the derived ones for its life (request.c). NULL: the collective has none. */
@@ -154,6 +154,9 @@ typedef struct shmcoll_mpi_coll_desc {
      * request copies them for its life: MPI lets the application keep them only that long, and
      * a binding may pass temporaries (mpi4py's recvcounts=None). NULL: the collective has none. */
     const void **(*arrays)(void *margs, int i, int rank, int size, size_t *bytes);
+    /* 1 where key is only this rank's share of the sizes (gatherv, scatterv, alltoallv: the
+     * others' are not known here): calibration agrees on the ranks' mean now and then. */
+    int key_local;
 } shmcoll_mpi_coll_desc_t;
 
 /* The names of a collective's three forms, e.g. SHMCOLL_MPI_NAMES(Allreduce, Iallreduce). */

@@ -28,7 +28,8 @@ static const shmcoll_mpi_coll_desc_t barrier_desc = {SHMCOLL_MPI_BARRIER,
                                                      0,
                                                      key,
                                                      NULL,
-                                                     NULL};
+                                                     NULL,
+                                                     0};
 
 /* Its three forms; MPI has no large-count barrier. */
 SHMCOLL_MPI_FORMS_DEFINE(MPI_Barrier, MPI_Ibarrier, SHMCOLL_MPI_INIT(Barrier), (MPI_Comm comm), 0,

@@ -65,7 +65,8 @@ static const shmcoll_mpi_coll_desc_t bcast_desc = {SHMCOLL_MPI_BCAST,
                                                    sizeof(bcast_args_t),
                                                    key,
                                                    types,
-                                                   NULL};
+                                                   NULL,
+                                                   0};
 
 static int bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                  int large, const shmcoll_mpi_how_t *how) {

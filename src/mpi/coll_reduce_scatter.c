@@ -98,7 +98,8 @@ static const shmcoll_mpi_coll_desc_t block_desc = {
     sizeof(reduce_scatter_args_t),
     key,
     types,
-    arrays};
+    arrays,
+    0};
 static const shmcoll_mpi_coll_desc_t varying_desc = {
     SHMCOLL_MPI_REDUCE_SCATTER,
     SHMCOLL_MPI_NAMES(Reduce_scatter, Ireduce_scatter),
@@ -108,7 +109,8 @@ static const shmcoll_mpi_coll_desc_t varying_desc = {
     sizeof(reduce_scatter_args_t),
     key,
     types,
-    arrays};
+    arrays,
+    0};
 
 static int reduce_scatter_any(const void *sendbuf, void *recvbuf, int varying,
                               const void *recvcounts, MPI_Count count, MPI_Datatype datatype,

@@ -86,7 +86,7 @@ static MPI_Datatype *types(void *margs, int i) {
 #define REDUCTION(coll, Name, IName)                                                               \
     {                                                                                              \
         coll, SHMCOLL_MPI_NAMES(Name, IName), prepare, payload, fallback,                          \
-            sizeof(reduction_args_t), key, types, NULL                                             \
+            sizeof(reduction_args_t), key, types, NULL, 0                                          \
     }
 static const shmcoll_mpi_coll_desc_t reduce_desc = REDUCTION(SHMCOLL_MPI_REDUCE, Reduce, Ireduce);
 static const shmcoll_mpi_coll_desc_t allreduce_desc =

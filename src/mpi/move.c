@@ -100,13 +100,25 @@ size_t shmcoll_mpi_move_key(const void *margs, const shmcoll_mpi_comm_t *state) 
 
 size_t shmcoll_mpi_move_key_v(const void *margs, const shmcoll_mpi_comm_t *state) {
     const shmcoll_mpi_move_args_t *a = margs;
-    if (a->coll != SHMCOLL_MPI_ALLGATHERV || !a->recv.counts) return 1;
-    MPI_Count longest = 0;
-    for (int j = 0; j < state->size; j++) {
-        const MPI_Count c = shmcoll_mpi_count_at(a->recv.counts, a->wide, j);
-        longest = c > longest ? c : longest;
+    if (a->coll == SHMCOLL_MPI_ALLGATHERV) {
+        MPI_Count longest = 0;
+        for (int j = 0; a->recv.counts && j < state->size; j++) {
+            const MPI_Count c = shmcoll_mpi_count_at(a->recv.counts, a->wide, j);
+            longest = c > longest ? c : longest;
+        }
+        return shmcoll_mpi_call_bytes(a->recv.datatype, longest);
     }
-    return shmcoll_mpi_call_bytes(a->recv.datatype, longest);
+    if (a->coll == SHMCOLL_MPI_ALLTOALLV) {
+        const shmcoll_mpi_side_t *side = a->send.buf == MPI_IN_PLACE ? &a->recv : &a->send;
+        return shmcoll_mpi_move_bytes(a, side, state->size) / (size_t)state->size;
+    }
+    const int scatter = a->coll == SHMCOLL_MPI_SCATTERV;
+    const shmcoll_mpi_side_t *own = scatter ? &a->recv : &a->send;
+    const shmcoll_mpi_side_t *all = scatter ? &a->send : &a->recv;
+    if (own->buf != MPI_IN_PLACE) return shmcoll_mpi_call_bytes(own->datatype, own->count);
+    if (!all->counts || state->rank < 0 || state->rank >= state->size) return 0;
+    return shmcoll_mpi_call_bytes(all->datatype,
+                                  shmcoll_mpi_count_at(all->counts, a->wide, state->rank));
 }
 
 uint64_t shmcoll_mpi_move_bytes(const shmcoll_mpi_move_args_t *a, const shmcoll_mpi_side_t *side,

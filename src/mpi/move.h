@@ -64,8 +64,10 @@ shmcoll_status_t shmcoll_mpi_move_blocks(shmcoll_mpi_call_t *call, const shmcoll
 size_t shmcoll_mpi_move_key(const void *margs, const shmcoll_mpi_comm_t *state);
 
 /* The key (call.h) of the v-variants: allgatherv's longest block, which every rank knows; for
- * gatherv, scatterv and alltoallv, whose sizes only some ranks know, one key for every call, so
- * that the measurement (calibrate.h) takes one band for all their calls on a communicator. */
+ * gatherv, scatterv and alltoallv, whose sizes only some ranks know, this rank's share (key_local):
+ * its own block (gatherv's send side, scatterv's receive side; an in-place root's block of the
+ * other side), alltoallv's mean block sent; the ranks' mean of it is then gatherv's and scatterv's
+ * mean block and alltoallv's (calibrate.h agrees on it). */
 size_t shmcoll_mpi_move_key_v(const void *margs, const shmcoll_mpi_comm_t *state);
 
 /* Statistics' bytes (stats.h) of a side's n blocks: its counts' sum on the varying side. */
@@ -96,7 +98,9 @@ void shmcoll_mpi_move_check_rooted(const shmcoll_mpi_move_args_t *a, int scatter
 #define SHMCOLL_MPI_MOVE_DESC(prepare, payload, coll, Name, IName, key)                            \
     {                                                                                              \
         coll, SHMCOLL_MPI_NAMES(Name, IName), prepare, payload, shmcoll_mpi_move_fallback,         \
-            sizeof(shmcoll_mpi_move_args_t), key, shmcoll_mpi_move_types, shmcoll_mpi_move_arrays  \
+            sizeof(shmcoll_mpi_move_args_t), key, shmcoll_mpi_move_types, shmcoll_mpi_move_arrays, \
+            (coll) == SHMCOLL_MPI_GATHERV || (coll) == SHMCOLL_MPI_SCATTERV ||                     \
+                (coll) == SHMCOLL_MPI_ALLTOALLV                                                    \
     }
 
 /* The parameters of the collectives without a v (allgather and alltoall; gather and scatter with

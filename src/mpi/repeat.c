@@ -91,8 +91,9 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
     if (!e) return SHMCOLL_MPI_REPEAT_NONE;
     /* The verdict may have changed since the entry was kept, or be due to be measured again:
      * then the call takes the sequence (every rank counts the same calls, calibrate.h). */
-    if (e->way == SHMCOLL_MPI_REPEAT_THEIRS)
-        return desc->key(margs, state) == e->key && shmcoll_mpi_calibrate_holds(&e->hold)
+    if (e->way == SHMCOLL_MPI_REPEAT_THEIRS) /* a local key's band is the agreed key's */
+        return (desc->key_local || desc->key(margs, state) == e->key) &&
+                       shmcoll_mpi_calibrate_holds(&e->hold)
                    ? e->way
                    : SHMCOLL_MPI_REPEAT_NONE;
     if (e->way != SHMCOLL_MPI_REPEAT_OURS || !shmcoll_mpi_calibrate_holds(&e->hold))
