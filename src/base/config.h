@@ -84,6 +84,11 @@
       "node team's choice, the other ways of moving blocks, the MPI library's own; the fastest "   \
       "serves, measured again now and then (0: the node team's choice, unmeasured; none under "    \
       "SHMCOLL_TUNE or a tuning file)")                                                            \
+    X(calibrate_margin, "SHMCOLL_CALIBRATE_MARGIN", INT, COMM, "2",                                \
+      "percent by which the MPI library's own way must be faster than shmcoll's fastest to serve " \
+      "a "                                                                                         \
+      "size band (negative: it serves unless that much slower; -100000 makes it serve every "      \
+      "measured band, for testing)")                                                               \
     X(calibrate_max, "SHMCOLL_CALIBRATE_MAX", SIZE, COMM, "1024G",                                 \
       "largest message whose size band is measured (above it the node team's choice serves)")      \
     X(isa, "SHMCOLL_ISA", STRING, LOCAL, "",                                                       \

@@ -78,6 +78,8 @@ static int timed_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI
 
 int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
                          int large) {
+    if (shmcoll_mpi_repeat_ahead(desc, margs, comm))
+        return desc->fallback(margs, comm, large, NULL);
     if (__builtin_expect(shmcoll_config()->stats, 0)) return timed_run(desc, margs, comm, large);
     shmcoll_mpi_call_t call;
     shmcoll_mpi_calib_turn_t turn = {0};

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #define MAX_WAYS     4          /* the node team's choice, two other rows, the MPI library's */
-#define MARGIN       0.98       /* the MPI library's way must be this much faster to be chosen */
 #define RECHECK      64         /* measured again after this many times the calls it took */
 #define RECHECK_MAX  (1u << 30) /* under given tuning: never measured */
 #define RECHECK_GROW 64         /* the interval grows to at most this many times its start */
@@ -74,7 +73,8 @@ typedef struct shmcoll_mpi_calib_band {
     uint8_t gap;                /* large bands measured again: blocks per trial block */
     uint8_t urgent;             /* measured again because the verdict drifted: not spread */
     uint8_t drifted;            /* watched calls in a row slower than the verdict's time */
-    uint8_t watch_off;          /* verdict of a drift's measurement: not watched till due */
+    uint8_t watch_off;          /* not watched: a drift's verdict till due, a drifted verdict of
+                                 * the MPI library's till its measurement ends */
     uint32_t epoch;             /* changes with every verdict */
     uint32_t countdown;         /* calls the verdict serves before it is measured again */
     uint32_t interval;          /* the countdown's start */
@@ -442,7 +442,9 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     int verdict = 0; /* the fastest of shmcoll's rows tried, then against the MPI library's */
     for (int w = 1; w < n - 1; w++)
         if (!(band->skip >> w & 1) && slowest[w] < slowest[verdict]) verdict = w;
-    if (slowest[n - 1] < MARGIN * slowest[verdict]) verdict = n - 1;
+    /* The MPI library's way where faster by SHMCOLL_CALIBRATE_MARGIN percent (2) */
+    const double margin = 1 - (double)shmcoll_config()->calibrate_margin / 100;
+    if (slowest[n - 1] < margin * slowest[verdict]) verdict = n - 1;
     prune(band, slowest, verdict);
     /* Large bands: measured again soon after, spread, the interval doubling while the verdict
      * holds (a verdict on few calls). */
@@ -515,8 +517,9 @@ static void watch(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
     const int theirs = mpi_way(band, band->verdict);
     if (theirs) {
         band->drifted = 0;
-        if (turn->bytes < LARGE_BYTES || band->measuring) return;
-        band->countdown = 0; /* measured at the next call, spread */
+        if (turn->bytes < LARGE_BYTES) return;
+        band->watch_off = 1; /* till the coming verdict: its measurement is under way */
+        if (!band->measuring) band->countdown = 0; /* measured at the next call, spread */
     } else {
         band->urgent = 1;
         if (band->measuring)
@@ -580,4 +583,22 @@ int shmcoll_mpi_calibrate_holds(const shmcoll_mpi_calib_hold_t *hold) {
     if (shared) shared->left--;
     if (band) band->countdown--;
     return 1;
+}
+
+uint32_t shmcoll_mpi_calibrate_reserve(const shmcoll_mpi_calib_hold_t *hold) {
+    calib_band_t *band = hold->band;
+    calib_shared_t *shared = hold->shared;
+    if (!band || band->measuring || band->epoch != hold->epoch ||
+        (band->watch_every && !band->watch_off) || (shared && shared->band != band))
+        return 0;
+    uint32_t calls = band->countdown;
+    if (shared && shared->left < calls) calls = shared->left;
+    band->countdown -= calls;
+    if (shared) shared->left -= calls;
+    return calls;
+}
+
+void shmcoll_mpi_calibrate_unreserve(const shmcoll_mpi_calib_hold_t *hold, uint32_t calls) {
+    hold->band->countdown += calls;
+    if (hold->shared) hold->shared->left += calls;
 }

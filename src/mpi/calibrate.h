@@ -26,7 +26,8 @@
  * count, and each call of the block is timed on its own, so that what the application does
  * between calls does not either; each rank keeps its fastest block of each candidate, and one
  * PMPI_Allreduce (MAX over the ranks) gives every rank the same times and so the same verdict:
- * the fastest of shmcoll's candidates, or the MPI library's where it is faster by more than 2%.
+ * the fastest of shmcoll's candidates, or the MPI library's where it is faster by more than 2%
+ * (SHMCOLL_CALIBRATE_MARGIN).
  * SHMCOLL_VERBOSE=1 logs every verdict with the candidates' times per call.
  *
  * Cost, bounded by size: SHMCOLL_CALIBRATE timed calls per candidate (and a warm-up block) up to
@@ -114,5 +115,14 @@ shmcoll_status_t shmcoll_mpi_calibrate_follow(shmcoll_mpi_call_t *call,
  * this call (counted as one of the band's calls), 0 when the band's verdict has changed since or
  * the band is due to be measured again (the call then takes the whole sequence). */
 int shmcoll_mpi_calibrate_holds(const shmcoll_mpi_calib_hold_t *hold);
+
+/* Right after shmcoll_mpi_calibrate_holds returned 1 for a call of the MPI library's way: the
+ * calls of the band's count that may follow without it (up to its next measurement, its shared
+ * key's next agreement), counted now; 0 where a later call must take the sequence (a watched
+ * band). The caller gives back what it did not use (shmcoll_mpi_calibrate_unreserve) before any
+ * other call of the collective on the communicator, so that every rank's counts stay those of
+ * the calls it made. */
+uint32_t shmcoll_mpi_calibrate_reserve(const shmcoll_mpi_calib_hold_t *hold);
+void shmcoll_mpi_calibrate_unreserve(const shmcoll_mpi_calib_hold_t *hold, uint32_t calls);
 
 #endif

@@ -132,6 +132,11 @@ static void setup(MPI_Comm comm, shmcoll_mpi_comm_t *state) {
     state->kind = SHMCOLL_MPI_COMM_GROUP;
 }
 
+shmcoll_mpi_comm_t *shmcoll_mpi_comm_state_recent(MPI_Comm comm) {
+    const unsigned deleted = atomic_load_explicit(&states_deleted, memory_order_relaxed);
+    return last.comm == comm && last.deleted == deleted ? last.state : NULL;
+}
+
 shmcoll_status_t shmcoll_mpi_comm_state_get(MPI_Comm comm, shmcoll_mpi_comm_use_t use,
                                             shmcoll_mpi_comm_t **out) {
     void *attr = NULL;

@@ -69,4 +69,8 @@ typedef enum shmcoll_mpi_comm_use {
 shmcoll_status_t shmcoll_mpi_comm_state_get(MPI_Comm comm, shmcoll_mpi_comm_use_t use,
                                             shmcoll_mpi_comm_t **state);
 
+/* The state of `comm` when it is the last communicator this thread looked up (and no state was
+ * deleted since), else NULL: no lookup, no count, nothing made. */
+shmcoll_mpi_comm_t *shmcoll_mpi_comm_state_recent(MPI_Comm comm);
+
 #endif

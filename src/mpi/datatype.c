@@ -189,6 +189,10 @@ void shmcoll_mpi_datatype_init(void) {
 #endif
 }
 
+int shmcoll_mpi_datatype_known(MPI_Datatype datatype) {
+    return datatype != MPI_DATATYPE_NULL && lookup(datatype) >= 0;
+}
+
 const char *shmcoll_mpi_datatype_name(int index) {
     return index >= 0 && index < nrows ? rows[index].name : "derived datatype";
 }

@@ -37,6 +37,11 @@ int shmcoll_mpi_datatype_dense(MPI_Datatype datatype);
  * (MPI_Type_create_f90_*). Derived types, even MPI_Type_dup of a named one, are not. */
 int shmcoll_mpi_datatype_predefined(MPI_Datatype datatype);
 
+/* Whether `datatype` is in the predefined table: a compare of handles, no call into the MPI
+ * library, so any handle may be asked (one a rank passes where MPI ignores it, too). A handle in
+ * the table is named: no derived type can ever take it. */
+int shmcoll_mpi_datatype_known(MPI_Datatype datatype);
+
 /* MPI name of a predefined table row, e.g. "MPI_DOUBLE". */
 const char *shmcoll_mpi_datatype_name(int index);
 

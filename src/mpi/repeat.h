@@ -48,6 +48,11 @@ int shmcoll_mpi_repeat_reuse(shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_de
 void shmcoll_mpi_repeat_settle(const shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
                                const void *margs, const shmcoll_mpi_calib_hold_t *settled);
 
+/* 1 when this call is the next of a run ahead on the MPI library's way (repeat.c, run_ahead): the
+ * same arguments as the kept call of a collective whose band's calls were counted ahead; the caller
+ * then calls the MPI library's collective and nothing else. 0 otherwise (nothing changed). */
+int shmcoll_mpi_repeat_ahead(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm);
+
 /* Keeps a call that prepare has just made (SHMCOLL_OK, before running) for the next calls with
  * the same `margs`, where it may be kept; `settled` (NULL: not) as for shmcoll_mpi_repeat_settle.
  */
