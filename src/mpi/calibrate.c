@@ -29,12 +29,9 @@
 #define PRUNE_ROUNDS 4     /* ... this many measurements (see prune) */
 #define DRIFT        1.5 /* a band's watched calls (see watch) this much slower than measured ... */
 #define DRIFT_CALLS  2   /* ... this many times in a row: measured again at once (see watch) */
-#define WATCH_SHARE  0.005 /* the watch's agreements cost at most this share of the calls' time */
-#define WATCH_SPARSE 8     /* ... watching at most this many times less often than watch_every */
-#define SHARE_SHARE                                                                                \
-    0.005               /* the agreements on a shared key cost at most this share of the calls'    \
-                         */
-#define SHARE_EVERY 256 /* ... time, and come at least every this many calls (see share_key) */
+#define AGREE_SHARE  0.005 /* agreements (watch, share_key) cost at most this share of the time */
+#define WATCH_SPARSE 8     /* the watch comes at most this many times less often than watch_every */
+#define SHARE_EVERY  256   /* a shared key is agreed at least every this many calls (share_key) */
 
 /* The rows of each kind that move data in ways whose speed depends on the machine's state (single
  * copy against copy-in/copy-out; across nodes, allreduce's forms: one leader's step of the whole
@@ -79,7 +76,6 @@ typedef struct shmcoll_mpi_calib_band {
     uint32_t countdown;         /* calls the verdict serves before it is measured again */
     uint32_t interval;          /* the countdown's start */
     uint32_t watch_every;       /* one call in this many taking the verdict is watched (0: none) */
-    calib_shared_t *shared;     /* key_local: the agreed key this band serves (else NULL) */
     const char *pick;           /* the node team's choice at the first call, for messages */
     const char *rows[MAX_WAYS]; /* way i's row (NULL: the node team's choice) */
     double gain;           /* the verdict's time per call below the MPI library's (statistics) */
@@ -169,17 +165,15 @@ static uint32_t watch_every(size_t bytes) {
 
 /* One call in this many taking the verdict is watched at the call's size: watch_every, or more
  * where the watch's agreement (`agree` seconds, the fastest rank's last) costs more than
- * WATCH_SHARE of the `call`-second calls it watches (across nodes one PMPI_Allreduce takes tens of
+ * AGREE_SHARE of the `call`-second calls it watches (across nodes one PMPI_Allreduce takes tens of
  * microseconds, against some 90 us of a 64 KiB bcast), at most WATCH_SPARSE times less often, so
  * that a drift is still seen within a few hundred calls. */
 static uint32_t watch_interval(size_t bytes, double agree, double call) {
     const uint32_t every = watch_every(bytes), sparsest = WATCH_SPARSE * every;
-    const double need = call > 0 ? agree / (WATCH_SHARE * call) : 0;
+    const double need = call > 0 ? agree / (AGREE_SHARE * call) : 0;
     return need <= every ? every : need >= sparsest ? sparsest : (uint32_t)need + 1;
 }
 
-/* The band of the call (the selector's size bands), its state made on first use; NULL without
- * memory. */
 /* The communicator's measurement state, made on first use; NULL without memory. */
 static calib_t *calib_of(shmcoll_mpi_comm_t *state) {
     if (!state->calib) {
@@ -189,6 +183,8 @@ static calib_t *calib_of(shmcoll_mpi_comm_t *state) {
     return state->calib;
 }
 
+/* The band of the call (the selector's size bands), its state made on first use; NULL without
+ * memory. */
 static calib_band_t *band_for(shmcoll_mpi_comm_t *state, shmcoll_mpi_coll_t coll, size_t bytes) {
     if (!calib_of(state)) return NULL;
     calib_band_t **bands = &((calib_t *)state->calib)->bands[coll];
@@ -260,7 +256,7 @@ static int agreed(shmcoll_mpi_call_t *call, int rc) {
  * band per communicator, measured on whatever sizes came: a benchmark's gatherv of 4 KiB blocks
  * took the MPI library's way measured on 8-byte blocks (2.4 us a call, against 0.6 us on
  * shmcoll's), and a verdict taken on small blocks served large ones. `every` follows the
- * agreement's cost: it costs at most SHARE_SHARE of the time between agreements (the calls and
+ * agreement's cost: it costs at most AGREE_SHARE of the time between agreements (the calls and
  * the application's work between them), and comes at least every SHARE_EVERY calls, so that a
  * new size is seen within that many calls. The first call agrees. `local` is this rank's share;
  * returns 0 (nothing measured) when the agreement failed, the group then failed (agreed). */
@@ -282,7 +278,7 @@ static size_t share_key(shmcoll_mpi_call_t *call, calib_shared_t *shared, size_t
     const unsigned long long p = (unsigned long long)call->state->size;
     shared->key = (size_t)((all[0] + p - 1) / p); /* a share of one byte or more is not empty */
     /* Every rank has the same sums: the same interval. The first calls have no period yet. */
-    const double need = all[2] ? (double)all[1] / (SHARE_SHARE * (double)all[2]) : 16;
+    const double need = all[2] ? (double)all[1] / (AGREE_SHARE * (double)all[2]) : 16;
     shared->every = need >= SHARE_EVERY ? SHARE_EVERY : need <= 1 ? 1 : (uint32_t)need;
     shared->left = shared->every - 1;
     return shared->key;
@@ -317,10 +313,7 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
     if (bytes == 0 || bytes > config->calibrate_max) return SHMCOLL_OK; /* nothing to measure */
     calib_band_t *band = band_for(state, desc->coll, bytes);
     if (!band) return no_memory(call);
-    if (shared) {
-        band->shared = shared;
-        shared->band = band;
-    }
+    if (shared) shared->band = band;
     if (!band->measuring) {
         if (band->countdown > 0) { /* the verdict serves */
             turn->hold.band = band;

@@ -116,7 +116,7 @@ size_t shmcoll_mpi_move_key_v(const void *margs, const shmcoll_mpi_comm_t *state
     const shmcoll_mpi_side_t *own = scatter ? &a->recv : &a->send;
     const shmcoll_mpi_side_t *all = scatter ? &a->send : &a->recv;
     if (own->buf != MPI_IN_PLACE) return shmcoll_mpi_call_bytes(own->datatype, own->count);
-    if (!all->counts || state->rank < 0 || state->rank >= state->size) return 0;
+    if (!all->counts) return 0;
     return shmcoll_mpi_call_bytes(all->datatype,
                                   shmcoll_mpi_count_at(all->counts, a->wide, state->rank));
 }

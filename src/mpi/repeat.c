@@ -130,15 +130,16 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
         shmcoll_mpi_comm_state_get(comm, SHMCOLL_MPI_COMM_LOOK, &state) != SHMCOLL_OK ||
         state->kind != SHMCOLL_MPI_COMM_GROUP)
         return SHMCOLL_MPI_REPEAT_NONE;
-    repeat_entry_t *kept = entry_of(state, desc), *e = find(state, desc, margs);
-    if (kept && kept->reserved) { /* a run ahead, met from another communicator's calls */
-        if (e) {
+    repeat_entry_t *e = entry_of(state, desc);
+    const int same = e && holds_args(e, desc, margs);
+    if (e && e->reserved) { /* a run ahead, met after another communicator's calls */
+        if (same) {
             e->reserved--;
             return SHMCOLL_MPI_REPEAT_THEIRS;
         }
-        give_back(kept); /* other arguments: the run ends */
+        give_back(e); /* other arguments: the run ends */
     }
-    if (!e) return SHMCOLL_MPI_REPEAT_NONE;
+    if (!same) return SHMCOLL_MPI_REPEAT_NONE;
     /* The verdict may have changed since the entry was kept, or be due to be measured again:
      * then the call takes the sequence (every rank counts the same calls, calibrate.h). */
     if (e->way == SHMCOLL_MPI_REPEAT_THEIRS) { /* a local key's band is the agreed key's */
@@ -273,15 +274,13 @@ void shmcoll_mpi_repeat_keep(const shmcoll_mpi_call_t *call, const shmcoll_mpi_c
  * block, reduce_scatter's vector: the arrays' contents may change under the same pointers); where
  * the key is this rank's own share (key_local) the agreed key decides the band, not the call. */
 static int steady(const shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
-                  const void *margs) {
+                  repeat_entry_t *e) {
     if (desc->key_local) return 1;
-    unsigned char copy[MARGS_MAX]; /* the descriptor's accessors take the arguments writable */
-    memcpy(copy, margs, desc->margs_size);
-    for (int i = 0; desc->types && desc->types(copy, i); i++)
-        if (!shmcoll_mpi_datatype_known(*desc->types(copy, i))) return 0;
+    for (int i = 0; desc->types && desc->types(e->margs, i); i++) /* the entry's copy */
+        if (!shmcoll_mpi_datatype_known(*desc->types(e->margs, i))) return 0;
     size_t bytes;
     for (int i = 0; desc->arrays && i < 4; i++)
-        if (desc->arrays(copy, i, call->state->rank, call->state->size, &bytes)) return 0;
+        if (desc->arrays(e->margs, i, call->state->rank, call->state->size, &bytes)) return 0;
     return 1;
 }
 
@@ -293,5 +292,5 @@ void shmcoll_mpi_repeat_keep_theirs(const shmcoll_mpi_call_t *call,
     e->way = SHMCOLL_MPI_REPEAT_THEIRS;
     e->key = key;
     e->hold = *hold;
-    e->steady = steady(call, desc, margs);
+    e->steady = steady(call, desc, e);
 }
