@@ -52,7 +52,9 @@ static inline void coll_declare_working_set(shmcoll_task_t *task, size_t own, si
  * for cached buffers. */
 static inline void coll_copy(shmcoll_task_t *task, void *dst, const void *src, size_t bytes) {
     if (!bytes || dst == src) return;
-    if (task->working_set > task->team->memory_copy_min)
+    if (bytes <= SHMCOLL_KERNEL_COPY_SMALL_MAX)
+        shmcoll_kernel_copy_small(dst, src, bytes);
+    else if (task->working_set > task->team->memory_copy_min)
         shmcoll_kernel_copy_memory(dst, src, bytes);
     else
         shmcoll_kernel_copy(dst, src, bytes);
@@ -77,6 +79,10 @@ static inline void coll_copy_streamed(shmcoll_task_t *task, void *dst, const voi
  * overwrites (YHCCL Algorithm 1); else a temporal copy as above. */
 static inline void coll_copy_out(shmcoll_task_t *task, void *dst, const void *src, size_t bytes) {
     const shmcoll_team_t *team = task->team;
+    if (bytes <= SHMCOLL_KERNEL_COPY_SMALL_MAX) { /* less than a line: never streamed */
+        coll_copy(task, dst, src, bytes);
+        return;
+    }
     coll_copy_streamed(
         task, dst, src, bytes,
         shmcoll_kernel_nt_wanted(task->working_set, 0, team->usable_cache, team->bandwidth_bound));
@@ -162,8 +168,10 @@ static inline size_t coll_round_bytes(size_t total, size_t round, size_t piece) 
     return total - lo < piece ? total - lo : piece;
 }
 
+/* a / b rounded up; a block that fits one piece, the common case of small calls, without the
+ * division (tens of cycles, as much as the rest of a tiny call's plan). */
 static inline size_t coll_div_ceil(size_t a, size_t b) {
-    return (a + b - 1) / b;
+    return a <= b ? a != 0 : (a + b - 1) / b;
 }
 
 /* Per-destination piece of a buffer shared by p destinations: cache-line multiples when they

@@ -4,6 +4,11 @@
  * (KNEM-coll's rotated schedule). */
 #include "coll/coll_internal.h"
 
+/* The i-th member to the right of this one, without a division per member. */
+static inline int right(const shmcoll_channel_t *ch, int i) {
+    return ch->rank + i < ch->size ? ch->rank + i : ch->rank + i - ch->size;
+}
+
 shmcoll_status_t shmcoll_coll_collect_round(shmcoll_task_t *task, coll_collect_t *c, uint64_t step,
                                             int use_inline, size_t slot_offset,
                                             const coll_bytes_t *blocks, size_t round, size_t piece,
@@ -11,12 +16,10 @@ shmcoll_status_t shmcoll_coll_collect_round(shmcoll_task_t *task, coll_collect_t
     shmcoll_channel_t *ch = task->ch;
     SHMCOLL_RESUME_BEGIN(&c->pc);
     for (c->i = 1; c->i < ch->size; c->i++) {
-        if (!coll_round_bytes(coll_bytes_count(blocks, (ch->rank + c->i) % ch->size), round, piece))
-            continue;
-        SHMCOLL_AWAIT(
-            task, &c->pc,
-            shmcoll_channel_test_post(ch, (ch->rank + c->i) % ch->size, step, &task->wait));
-        const int q = (ch->rank + c->i) % ch->size;
+        if (!coll_round_bytes(coll_bytes_count(blocks, right(ch, c->i)), round, piece)) continue;
+        SHMCOLL_AWAIT(task, &c->pc,
+                      shmcoll_channel_test_post(ch, right(ch, c->i), step, &task->wait));
+        const int q = right(ch, c->i);
         coll_copy_out(task, recvbuf + coll_bytes_displ(blocks, q) + round * piece,
                       (const char *)coll_slot(ch, q, step, use_inline) + slot_offset,
                       coll_round_bytes(coll_bytes_count(blocks, q), round, piece));

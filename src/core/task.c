@@ -106,7 +106,8 @@ static void lane_push(shmcoll_lane_t *lane, shmcoll_task_t *task) {
 static void task_finished(shmcoll_task_t *task) {
     if (task->ops->fini) task->ops->fini(task);
     shmcoll_team_t *team = task->team;
-    __atomic_fetch_add(&team->dav, task->dav, __ATOMIC_RELAXED);
+    shmcoll_lane_t *lane = task->lane; /* claimed by this thread */
+    __atomic_store_n(&lane->dav, lane->dav + task->dav, __ATOMIC_RELAXED);
     if (task->status == SHMCOLL_OK)
         __atomic_store_n(&team->last_algo, task->algo, __ATOMIC_RELAXED);
     else if (!team->failed)

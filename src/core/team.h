@@ -61,6 +61,10 @@ typedef struct shmcoll_lane {
      * possibly while an earlier task of the lane is still running with the scratch. */
     int *ints;
     const void **ptrs;
+    /* Bytes the kernels of the lane's finished tasks loaded and stored (shmcoll_team_dav): written
+     * only under the lane's claim, so a plain store suffices where the team's own counter took a
+     * locked add, which waits for the collective's stores to the peers' lines to drain first. */
+    uint64_t dav;
 } shmcoll_lane_t;
 
 /* What a SHMCOLL_CMA setting asks for (a malformed one is reported, and means auto). */
@@ -113,7 +117,8 @@ typedef struct shmcoll_team {
     size_t heap_min;
 
     /* Counters of the collectives done on the team (each task keeps its own): bytes loaded and
-     * stored by this member's copy and reduce kernels, and the algorithm of the last one. */
+     * stored by this member's copy and reduce kernels outside the lanes' tasks (a composition's
+     * own copies; shmcoll_team_dav adds the lanes'), and the algorithm of the last one. */
     uint64_t dav;
     const char *last_algo;
     shmcoll_status_t failed; /* sticky: a team that timed out or lost a member stays unusable */
@@ -129,6 +134,15 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bootstrap, shmco
  * the other members stop at once with an error naming this member instead of waiting for it.
  * Returns `status`. */
 shmcoll_status_t shmcoll_team_fail(shmcoll_team_t *team, shmcoll_status_t status);
+
+/* Bytes this member's kernels loaded and stored in the team's collectives so far (the DAV of the
+ * YHCCL paper): the lanes' counts and the team's own. Any thread may read it. */
+static inline uint64_t shmcoll_team_dav(const shmcoll_team_t *team) {
+    uint64_t dav = __atomic_load_n(&team->dav, __ATOMIC_RELAXED);
+    for (int l = 0; l < team->nlanes; l++)
+        dav += __atomic_load_n(&team->lanes[l].dav, __ATOMIC_RELAXED);
+    return dav;
+}
 
 /* Local: detaches from the segment (already unlinked) and frees the team. */
 void shmcoll_team_destroy(shmcoll_team_t *team);

@@ -175,6 +175,14 @@ shmcoll_status_t shmcoll_group_run(shmcoll_group_t *group, const shmcoll_coll_ar
     return t.ops ? compose_step(&t) : SHMCOLL_OK;
 }
 
+shmcoll_status_t shmcoll_group_run_chosen(shmcoll_group_t *group, const shmcoll_coll_args_t *args,
+                                          shmcoll_coll_choice_t *choice) {
+    if (group->map.nnodes == 1)
+        return group->team ? shmcoll_coll_run_chosen(group->team, args, choice)
+                           : SHMCOLL_ERR_NOT_SUPPORTED;
+    return shmcoll_group_run(group, args);
+}
+
 /* ---- Non-blocking --------------------------------------------------------------------------
  * On one node the collective is a task of the node team, ordered with the others by its lane.
  * Across nodes a composition starts its node phases as it goes, so two compositions in flight on

@@ -14,6 +14,7 @@
 
 #include "group/group.h"
 #include "group/scratch.h"
+#include "select/team_coll.h"
 
 #include <stdlib.h>
 
@@ -66,6 +67,11 @@ const shmcoll_compose_ops_t *shmcoll_group_compose_find(const shmcoll_group_t *g
  * the group's terms) to its end, on the node team when the group is one node, else composed.
  * SHMCOLL_ERR_NOT_SUPPORTED: nothing was done, on any member (the caller falls back). */
 shmcoll_status_t shmcoll_group_run(shmcoll_group_t *group, const shmcoll_coll_args_t *args);
+
+/* shmcoll_group_run of a call made again with the same arguments: on one node through the row
+ * kept in `choice` (select/team_coll.h), across nodes as any call. */
+shmcoll_status_t shmcoll_group_run_chosen(shmcoll_group_t *group, const shmcoll_coll_args_t *args,
+                                          shmcoll_coll_choice_t *choice);
 
 /* A collective started on a group, to be tested or waited for: on one node a task of the node
  * team, across nodes a composition (a group runs one composition in flight at a time: starting

@@ -88,6 +88,32 @@ typedef void (*shmcoll_copy_fn)(void *dst, const void *src, size_t bytes);
 /* Temporal copy (destination will be read again soon). */
 void shmcoll_kernel_copy(void *dst, const void *src, size_t bytes);
 
+/* The largest copy shmcoll_kernel_copy_small serves: an inline slot's (shm/channel.h). */
+#define SHMCOLL_KERNEL_COPY_SMALL_MAX 64
+
+/* A copy of at most SHMCOLL_KERNEL_COPY_SMALL_MAX bytes, inline: two fixed-size moves that
+ * overlap in the middle (the copy of a tiny collective's block cost 50 instructions as a call
+ * into memcpy, a fifth of a non-root's part of an 8-byte gather). */
+static inline void shmcoll_kernel_copy_small(void *dst, const void *src, size_t bytes) {
+    char *d = dst;
+    const char *s = src;
+    if (bytes >= 32) {
+        __builtin_memcpy(d, s, 32);
+        __builtin_memcpy(d + bytes - 32, s + bytes - 32, 32);
+    } else if (bytes >= 16) {
+        __builtin_memcpy(d, s, 16);
+        __builtin_memcpy(d + bytes - 16, s + bytes - 16, 16);
+    } else if (bytes >= 8) {
+        __builtin_memcpy(d, s, 8);
+        __builtin_memcpy(d + bytes - 8, s + bytes - 8, 8);
+    } else if (bytes >= 4) {
+        __builtin_memcpy(d, s, 4);
+        __builtin_memcpy(d + bytes - 4, s + bytes - 4, 4);
+    } else {
+        for (size_t i = 0; i < bytes; i++) d[i] = s[i];
+    }
+}
+
 /* The loop shmcoll_kernel_copy uses for large copies in this process: AVX2 (unless the CPU
  * lacks it or SHMCOLL_ISA=scalar) or memcpy. For tests. */
 shmcoll_copy_fn shmcoll_kernel_copy_loop(void);

@@ -14,7 +14,8 @@ SHMCOLL_API int shmcoll_stats_dav(MPI_Comm comm, unsigned long long *dav_bytes) 
     if (comm == MPI_COMM_NULL ||
         shmcoll_mpi_comm_state_get(comm, SHMCOLL_MPI_COMM_LOOK, &state) != SHMCOLL_OK)
         return MPI_SUCCESS;
-    if (state && state->kind == SHMCOLL_MPI_COMM_GROUP) *dav_bytes = state->group->team->dav;
+    if (state && state->kind == SHMCOLL_MPI_COMM_GROUP)
+        *dav_bytes = shmcoll_team_dav(state->group->team);
     return MPI_SUCCESS;
 }
 

@@ -46,7 +46,7 @@ static shmcoll_status_t sequence(shmcoll_mpi_call_t *call, const shmcoll_mpi_col
 }
 
 /* The tail of every blocking call: end or the MPI library's collective, then the measurement's
- * end (calibrate.h). */
+ * end (calibrate.h; `turn` NULL: a repeat, outside any measurement). */
 static int conclude(shmcoll_mpi_call_t *call, shmcoll_status_t status,
                     const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
                     int large, shmcoll_mpi_calib_turn_t *turn) {
@@ -57,7 +57,7 @@ static int conclude(shmcoll_mpi_call_t *call, shmcoll_status_t status,
         shmcoll_mpi_call_fallback(call);
         rc = desc->fallback(margs, comm, large, NULL);
     }
-    if (turn->band || turn->watched) shmcoll_mpi_calibrate_end(call, turn);
+    if (turn && (turn->band || turn->watched)) shmcoll_mpi_calibrate_end(call, turn);
     return rc;
 }
 
@@ -78,20 +78,19 @@ static int timed_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI
 
 int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
                          int large) {
-    if (shmcoll_mpi_repeat_ahead(desc, margs, comm))
-        return desc->fallback(margs, comm, large, NULL);
-    if (__builtin_expect(shmcoll_config()->stats, 0)) return timed_run(desc, margs, comm, large);
     shmcoll_mpi_call_t call;
-    shmcoll_mpi_calib_turn_t turn = {0};
-    shmcoll_status_t status;
-    switch (shmcoll_mpi_repeat_settled(&call, desc, margs, comm, large)) {
+    shmcoll_mpi_repeat_entry_t *kept;
+    switch (shmcoll_mpi_repeat_settled(&call, desc, margs, comm, large, &kept)) {
     case SHMCOLL_MPI_REPEAT_THEIRS:
         return desc->fallback(margs, comm, large, NULL);
     case SHMCOLL_MPI_REPEAT_OURS: /* the group may still hand it on (a row of @mpi) */
-        status = shmcoll_group_run(call.group, &call.args);
-        break;
+        return conclude(&call, shmcoll_mpi_repeat_run(call.group, kept), desc, margs, comm, large,
+                        NULL);
     default:
-        status = sequence(&call, desc, margs, comm, large, &turn);
+        break;
     }
+    if (__builtin_expect(shmcoll_config()->stats, 0)) return timed_run(desc, margs, comm, large);
+    shmcoll_mpi_calib_turn_t turn = {0};
+    const shmcoll_status_t status = sequence(&call, desc, margs, comm, large, &turn);
     return conclude(&call, status, desc, margs, comm, large, &turn);
 }

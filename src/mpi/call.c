@@ -38,7 +38,7 @@ static shmcoll_status_t begin(shmcoll_mpi_call_t *call, MPI_Comm comm, shmcoll_m
     switch (call->state->kind) {
     case SHMCOLL_MPI_COMM_GROUP:
         call->group = call->state->group;
-        call->team_dav = __atomic_load_n(&call->group->team->dav, __ATOMIC_RELAXED);
+        call->team_dav = shmcoll_team_dav(call->group->team);
         call->net_bytes = call->group->net.bytes;
         return call->group->team->failed;
     case SHMCOLL_MPI_COMM_SELF:
@@ -69,7 +69,7 @@ shmcoll_status_t shmcoll_mpi_call_rebind(shmcoll_mpi_call_t *call, MPI_Comm comm
 
 shmcoll_status_t shmcoll_mpi_call_restart(shmcoll_mpi_call_t *call) {
     if (!call->group) return SHMCOLL_OK;
-    call->team_dav = __atomic_load_n(&call->group->team->dav, __ATOMIC_RELAXED);
+    call->team_dav = shmcoll_team_dav(call->group->team);
     call->net_bytes = call->group->net.bytes;
     return call->group->team->failed;
 }
@@ -150,8 +150,7 @@ int shmcoll_mpi_call_end(shmcoll_mpi_call_t *call, shmcoll_status_t status) {
     const char *algo = call->algo ? call->algo
                        : team     ? __atomic_load_n(&team->last_algo, __ATOMIC_RELAXED)
                                   : "self";
-    uint64_t dav =
-        call->dav + (team ? __atomic_load_n(&team->dav, __ATOMIC_RELAXED) - call->team_dav : 0);
+    uint64_t dav = call->dav + (team ? shmcoll_team_dav(team) - call->team_dav : 0);
     uint64_t net = call->group ? call->group->net.bytes - call->net_bytes : 0;
     shmcoll_mpi_stats_record(call->coll, call->form, call->state, 1, call->bytes, call->share, algo,
                              dav, net);

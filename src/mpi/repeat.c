@@ -7,12 +7,14 @@
 
 #include "base/config.h"
 
+#include "group/compose.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #define MARGS_MAX 128 /* larger argument records are not kept (none is today) */
 
-typedef struct repeat_entry {
+struct repeat_entry {
     size_t margs_size; /* of the arguments below */
     unsigned char margs[MARGS_MAX];
     int prepared; /* args, rop and op_ctx are the prepared call's */
@@ -20,11 +22,12 @@ typedef struct repeat_entry {
     size_t key; /* THEIRS: the descriptor's key then; a derived type remade under the same handle
                  * may change it, and with it the band (every rank must take the same way) */
     shmcoll_mpi_calib_hold_t hold; /* the measured verdict the way follows (calibrate.h) */
-    int steady;        /* THEIRS: the band cannot change while the arguments' bytes do not */
-    uint32_t reserved; /* THEIRS: calls of the band's count taken ahead (see run_ahead) */
-    shmcoll_coll_args_t args;
+    int steady;               /* THEIRS: the band cannot change while the arguments' bytes do not */
+    uint32_t reserved;        /* THEIRS: calls of the band's count taken ahead (see run_ahead) */
+    shmcoll_coll_args_t args; /* its op and net_op point to rop and op_ctx below */
     shmcoll_reduce_op_t rop;
     shmcoll_mpi_op_ctx_t op_ctx;
+    shmcoll_coll_choice_t choice; /* OURS on one node: the row its first run chose */
     /* The v-variants: the user's arrays prepare read and a copy of their contents, then the
      * per-block bytes and offsets prepare made of them, which args points into. */
     int narrays;
@@ -32,7 +35,8 @@ typedef struct repeat_entry {
     size_t array_bytes[SHMCOLL_MPI_CALL_ARRAYS];
     unsigned char *copy; /* the arrays' contents back to back, then the sizes */
     size_t copy_bytes;
-} repeat_entry_t;
+};
+typedef struct repeat_entry repeat_entry_t;
 
 typedef struct repeat {
     repeat_entry_t *entries[SHMCOLL_MPI_COLL_COUNT]; /* made on a collective's first keep */
@@ -109,28 +113,28 @@ static void restore(shmcoll_mpi_call_t *call, const repeat_entry_t *e) {
     }
 }
 
-int shmcoll_mpi_repeat_ahead(const shmcoll_mpi_coll_desc_t *desc, const void *margs,
-                             MPI_Comm comm) {
-    const shmcoll_mpi_comm_t *recent = shmcoll_mpi_comm_state_recent(comm);
-    repeat_entry_t *ahead = recent ? entry_of(recent, desc) : NULL;
-    if (!ahead || !ahead->reserved || !holds_args(ahead, desc, margs)) return 0;
-    ahead->reserved--;
-    return 1;
-}
-
 shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
                                                     const shmcoll_mpi_coll_desc_t *desc,
-                                                    const void *margs, MPI_Comm comm, int large) {
+                                                    const void *margs, MPI_Comm comm, int large,
+                                                    repeat_entry_t **kept) {
+    /* The next call of a run ahead: the thread's last communicator, nothing else looked at. */
+    shmcoll_mpi_comm_t *state = shmcoll_mpi_comm_state_recent(comm);
+    repeat_entry_t *e = state ? entry_of(state, desc) : NULL;
+    if (e && e->reserved && holds_args(e, desc, margs)) {
+        e->reserved--;
+        return SHMCOLL_MPI_REPEAT_THEIRS;
+    }
     const shmcoll_config_t *config = shmcoll_config();
-    shmcoll_mpi_comm_t *state;
+    if (config->stats || config->check || shmcoll_mpi_disabled()) return SHMCOLL_MPI_REPEAT_NONE;
     /* Entries exist only on communicators with a group, set up already: no count or setup here.
      * The one-time setup may still be ahead (MPI_Init from Fortran does not pass our wrapper). */
-    if (config->stats || config->check || shmcoll_mpi_disabled() || comm == MPI_COMM_NULL ||
-        !shmcoll_mpi_init_ensure() ||
-        shmcoll_mpi_comm_state_get(comm, SHMCOLL_MPI_COMM_LOOK, &state) != SHMCOLL_OK ||
-        state->kind != SHMCOLL_MPI_COMM_GROUP)
-        return SHMCOLL_MPI_REPEAT_NONE;
-    repeat_entry_t *e = entry_of(state, desc);
+    if (!state) {
+        if (comm == MPI_COMM_NULL || !shmcoll_mpi_init_ensure() ||
+            shmcoll_mpi_comm_state_get(comm, SHMCOLL_MPI_COMM_LOOK, &state) != SHMCOLL_OK)
+            return SHMCOLL_MPI_REPEAT_NONE;
+        e = entry_of(state, desc);
+    }
+    if (state->kind != SHMCOLL_MPI_COMM_GROUP) return SHMCOLL_MPI_REPEAT_NONE;
     const int same = e && holds_args(e, desc, margs);
     if (e && e->reserved) { /* a run ahead, met after another communicator's calls */
         if (same) {
@@ -151,7 +155,7 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
     }
     if (e->way != SHMCOLL_MPI_REPEAT_OURS || !shmcoll_mpi_calibrate_holds(&e->hold))
         return SHMCOLL_MPI_REPEAT_NONE;
-    /* The call as begin makes it (call.c), then the prepared call. */
+    /* The call's head as begin makes it (call.c); the arguments stay the entry's. */
     shmcoll_mpi_call_clear_head(call);
     call->comm = comm;
     call->coll = desc->coll;
@@ -159,11 +163,15 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
     call->function = desc->names[SHMCOLL_MPI_BLOCKING][large];
     call->unpack_skip = -1;
     call->state = state;
-    call->group = state->group;
-    if (shmcoll_mpi_call_restart(call) != SHMCOLL_OK)
+    call->group = state->group; /* DAV and network bytes at the start: for statistics only */
+    if (call->group->team->failed)
         return SHMCOLL_MPI_REPEAT_NONE; /* the usual sequence raises the group's failure */
-    restore(call, e);
+    *kept = e;
     return SHMCOLL_MPI_REPEAT_OURS;
+}
+
+shmcoll_status_t shmcoll_mpi_repeat_run(shmcoll_group_t *group, repeat_entry_t *kept) {
+    return shmcoll_group_run_chosen(group, &kept->args, &kept->choice);
 }
 
 int shmcoll_mpi_repeat_reuse(shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
@@ -181,6 +189,7 @@ void shmcoll_mpi_repeat_settle(const shmcoll_mpi_call_t *call, const shmcoll_mpi
     e->way = SHMCOLL_MPI_REPEAT_OURS;
     e->hold = *settled;
     e->args.row = call->args.row; /* the verdict's row */
+    e->choice = (shmcoll_coll_choice_t){0};
 }
 
 /* The collective's entry, made on first use; NULL without memory (kept next time, perhaps). */
@@ -200,6 +209,7 @@ static repeat_entry_t *entry_for(shmcoll_mpi_comm_t *state, const shmcoll_mpi_co
     (*e)->prepared = 0;
     (*e)->way = SHMCOLL_MPI_REPEAT_NONE;
     (*e)->narrays = 0;
+    (*e)->choice = (shmcoll_coll_choice_t){0};
     return *e;
 }
 
@@ -265,6 +275,10 @@ void shmcoll_mpi_repeat_keep(const shmcoll_mpi_call_t *call, const shmcoll_mpi_c
     if (settled) e->hold = *settled;
     e->rop = call->rop;
     e->op_ctx = call->op_ctx;
+    if (e->args.op) { /* the entry's own, for the calls that run it (shmcoll_mpi_repeat_run) */
+        e->args.op = &e->rop;
+        e->args.net_op = &e->op_ctx;
+    }
 }
 
 /* A call whose band follows from its arguments' bytes alone: its datatypes are in the predefined

@@ -28,15 +28,25 @@
 /* Where the entry of the call's collective settled it. */
 typedef enum shmcoll_mpi_repeat_way {
     SHMCOLL_MPI_REPEAT_NONE,   /* not the same arguments, or nothing settled */
-    SHMCOLL_MPI_REPEAT_OURS,   /* `call` is ready to run on its group */
+    SHMCOLL_MPI_REPEAT_OURS,   /* the kept call runs on the group (shmcoll_mpi_repeat_run) */
     SHMCOLL_MPI_REPEAT_THEIRS, /* the MPI library's collective serves it */
 } shmcoll_mpi_repeat_way_t;
 
-/* The settled way of a call with `margs` on `comm`, before anything else of the call is done; for
- * OURS the call is filled as begin and prepare would (call.h). */
+/* A collective's last call on a communicator (repeat.c). */
+typedef struct repeat_entry shmcoll_mpi_repeat_entry_t;
+
+/* The settled way of a call with `margs` on `comm`, before anything else of the call is done:
+ * first whether it is the next call of a run ahead on the MPI library's way (run_ahead in
+ * repeat.c: then nothing else is looked at). For OURS the call's head is filled as begin fills
+ * it (call.h) and *kept is the entry to run (shmcoll_mpi_repeat_run). */
 shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
                                                     const shmcoll_mpi_coll_desc_t *desc,
-                                                    const void *margs, MPI_Comm comm, int large);
+                                                    const void *margs, MPI_Comm comm, int large,
+                                                    shmcoll_mpi_repeat_entry_t **kept);
+
+/* Runs the kept call that repeat_settled found settled on shmcoll's way on `group`: its prepared
+ * arguments and, on one node, the row its first run chose, without copying or choosing again. */
+shmcoll_status_t shmcoll_mpi_repeat_run(shmcoll_group_t *group, shmcoll_mpi_repeat_entry_t *kept);
 
 /* Fills a cleared and begun call from its collective's last prepared call when `margs` are the
  * same bytes; 0 when the call must be prepared. */
@@ -47,11 +57,6 @@ int shmcoll_mpi_repeat_reuse(shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_de
  * take it straight, with call->args.row, while the measured verdict lasts. */
 void shmcoll_mpi_repeat_settle(const shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
                                const void *margs, const shmcoll_mpi_calib_hold_t *settled);
-
-/* 1 when this call is the next of a run ahead on the MPI library's way (repeat.c, run_ahead): the
- * same arguments as the kept call of a collective whose band's calls were counted ahead; the caller
- * then calls the MPI library's collective and nothing else. 0 otherwise (nothing changed). */
-int shmcoll_mpi_repeat_ahead(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm);
 
 /* Keeps a call that prepare has just made (SHMCOLL_OK, before running) for the next calls with
  * the same `margs`, where it may be kept; `settled` (NULL: not) as for shmcoll_mpi_repeat_settle.

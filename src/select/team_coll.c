@@ -136,6 +136,25 @@ shmcoll_status_t shmcoll_coll_run(shmcoll_team_t *team, const shmcoll_coll_args_
     return run(team, args, NULL);
 }
 
+shmcoll_status_t shmcoll_coll_run_chosen(shmcoll_team_t *team, const shmcoll_coll_args_t *args,
+                                         shmcoll_coll_choice_t *choice) {
+    shmcoll_task_t task;
+    task.nonblocking = 0;
+    if (!choice->ops) {
+        SHMCOLL_CHECK(prepare(team, args, NULL, &task));
+        if (!task.ops) return done_at_once(team, &task); /* nothing to keep: prepared each time */
+        *choice =
+            (shmcoll_coll_choice_t){.ops = task.ops, .params = task.params, .algo = task.algo};
+        return shmcoll_task_run(team, &task);
+    }
+    task.args = args;
+    task.name = shmcoll_coll_kinds[args->kind].name;
+    task.ops = choice->ops;
+    task.params = choice->params;
+    task.algo = choice->algo;
+    return shmcoll_task_run(team, &task); /* which returns the team's failure first */
+}
+
 shmcoll_status_t shmcoll_coll_run_algo(shmcoll_team_t *team, const shmcoll_coll_args_t *args,
                                        const char *name, const shmcoll_task_params_t *params) {
     const shmcoll_algo_t *row = shmcoll_algo_find(args->kind, name);

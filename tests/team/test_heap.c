@@ -93,7 +93,7 @@ static void check_path(shmcoll_team_t *team, uint64_t dav_before, int want_heap,
     if (heap != want_heap)
         team_cases_fail("%s: took %s, expected %s", desc, team->last_algo,
                         want_heap ? "heap" : "the inner row");
-    const long long got = dav_sum(team->dav - dav_before);
+    const long long got = dav_sum(shmcoll_team_dav(team) - dav_before);
     if (want_heap && dav >= 0 && mapped_run() && got != dav)
         team_cases_fail("%s: DAV %lld, formula %lld", desc, got, dav);
 }
@@ -116,7 +116,7 @@ static void case_bcast(shmcoll_team_t *team, size_t n, int root, int config, uin
         memcpy(buf, want, n);
     else
         memset(buf, 0, n);
-    const uint64_t before = team->dav;
+    const uint64_t before = shmcoll_team_dav(team);
     team_cases_status_check(team, shmcoll_bcast(team, buf, n, root), desc);
     check_bytes(buf, want, n, "buffer", desc);
     check_path(team, before, member_in_heap(config, root), 2LL * (long long)n * (p - 1), desc);
@@ -134,7 +134,7 @@ static void case_scatter(shmcoll_team_t *team, size_t b, int root, int in_place,
     for (int q = 0; q < p && me == root; q++) blocks_fill(send + (size_t)q * b, b, seed, root, q);
     blocks_fill(want, b, seed, root, me);
     const int keep = in_place && me == root;
-    const uint64_t before = team->dav;
+    const uint64_t before = shmcoll_team_dav(team);
     team_cases_status_check(
         team, shmcoll_scatter(team, me == root ? send : NULL, keep ? NULL : recv, b, root), desc);
     check_bytes(keep ? send + (size_t)me * b : recv, want, b, "block", desc);
@@ -155,7 +155,7 @@ static void case_gather(shmcoll_team_t *team, size_t b, int root, int in_place, 
     blocks_fill(send, b, seed, me, root);
     const int keep = in_place && me == root;
     if (keep) memcpy(recv + (size_t)me * b, send, b);
-    const uint64_t before = team->dav;
+    const uint64_t before = shmcoll_team_dav(team);
     team_cases_status_check(team, shmcoll_gather(team, keep ? NULL : send, recv, b, root), desc);
     if (me == root) check_bytes(recv, want, (size_t)p * b, "receive buffer", desc);
     check_path(team, before, member_in_heap(config, root),
@@ -182,7 +182,7 @@ static void case_allgather(shmcoll_team_t *team, size_t b, int v, int in_place, 
     memset(want, 0xa5, span), memset(recv, 0xa5, span);
     for (int q = 0; q < p; q++) blocks_fill(want + displs[q], counts[q], seed, q, 0);
     blocks_fill(in_place ? recv + displs[me] : send, counts[me], seed, me, 0);
-    const uint64_t before = team->dav;
+    const uint64_t before = shmcoll_team_dav(team);
     const void *s = in_place ? NULL : send;
     team_cases_status_check(team,
                             v ? shmcoll_allgatherv(team, s, recv, counts, displs)
@@ -207,7 +207,7 @@ static void case_alltoall(shmcoll_team_t *team, size_t b, int config, uint64_t s
         blocks_fill(send + (size_t)q * b, b, seed, me, q);
         blocks_fill(want + (size_t)q * b, b, seed, q, me);
     }
-    const uint64_t before = team->dav;
+    const uint64_t before = shmcoll_team_dav(team);
     team_cases_status_check(team, shmcoll_alltoall(team, send, recv, b), desc);
     check_bytes(recv, want, all, "receive buffer", desc);
     check_path(team, before, config == ALL, 2LL * (long long)all * p, desc);
@@ -344,7 +344,7 @@ static void case_reduce(shmcoll_team_t *team, int kind, size_t count, int root, 
     }
     const int here = in_place && (kind != K_REDUCE || me == root);
     if (here) memcpy(recv, send, n * ext);
-    const uint64_t before = team->dav;
+    const uint64_t before = shmcoll_team_dav(team);
     const void *s = here ? NULL : send;
     shmcoll_status_t status = kind == K_ALLREDUCE ? shmcoll_allreduce(team, s, recv, n, &op)
                               : kind == K_REDUCE  ? shmcoll_reduce(team, s, recv, n, &op, root)

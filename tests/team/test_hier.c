@@ -432,17 +432,18 @@ static int level0_groups(shmcoll_team_t *team, const char *levels) {
 static int measure(shmcoll_team_t *team, int what, uint64_t seed, uint64_t *total) {
     const size_t s = (size_t)1 << 20, count = s / sizeof(double);
     const int root = team->size - 1;
-    uint64_t before = team->dav;
+    uint64_t before = shmcoll_team_dav(team);
     int failed = 0;
     if (what == 0) {
         failed = check_bcast(team, HIER, s, root, seed);
     } else {
         red_case_t c = {
             SHMCOLL_DT_DOUBLE, SHMCOLL_OP_SUM, -1, count, what == 1 ? root : -1, 0, seed};
-        /* Only the call itself: check_reduction's own work does not touch team->dav. */
+        /* Only the call itself: check_reduction's own work does not touch shmcoll_team_dav(team).
+         */
         failed = check_reduction(team, HIER, &c, 0);
     }
-    uint64_t mine = team->dav - before, all[TEAM_HARNESS_MAX_P];
+    uint64_t mine = shmcoll_team_dav(team) - before, all[TEAM_HARNESS_MAX_P];
     if (team_harness_allgather(&mine, all, sizeof mine)) return 1;
     *total = 0;
     for (int r = 0; r < team->size; r++) *total += all[r];

@@ -330,11 +330,12 @@ static int dav_cases(shmcoll_team_t *team) {
         const int root = (int)i * (p - 1), k = ks[i];
         int inner, leaves;
         tree_counts(p, k, root, &inner, &leaves);
-        const uint64_t before = team->dav;
+        const uint64_t before = shmcoll_team_dav(team);
         failed |= knomial_bcast(team, buf, s, root, k) != SHMCOLL_OK;
         char what[64];
         snprintf(what, sizeof what, "bcast k=%d root %d s=%zu", k, root, s);
-        failed |= check_dav(team, team->dav - before, 2 * s * (uint64_t)(p + inner), what);
+        failed |=
+            check_dav(team, shmcoll_team_dav(team) - before, 2 * s * (uint64_t)(p + inner), what);
     }
     free(buf);
     /* reduce of doubles: 3s(p-1) + 2sL, + 2s through rank 0 when not commutative */
@@ -350,12 +351,12 @@ static int dav_cases(shmcoll_team_t *team) {
         const uint64_t sb = count * sizeof(double);
         const uint64_t want = 3 * sb * (uint64_t)(p - 1) + 2 * sb * (uint64_t)leaves +
                               (tree_root != root ? 2 * sb : 0);
-        const uint64_t before = team->dav;
+        const uint64_t before = shmcoll_team_dav(team);
         failed |= knomial_reduce(team, send, recv, count, &src.op, root, k) != SHMCOLL_OK;
         char what[96];
         snprintf(what, sizeof what, "reduce k=%d root %d %scommutative s=%llu", k, root,
                  c < 2 ? "" : "non-", (unsigned long long)sb);
-        failed |= check_dav(team, team->dav - before, want, what);
+        failed |= check_dav(team, shmcoll_team_dav(team) - before, want, what);
     }
     free(send), free(recv);
     return failed;

@@ -96,9 +96,9 @@ static int check_reduce_scatter(shmcoll_team_t *team, size_t count, uint64_t see
                            .ops = &shmcoll_coll_reduce_ma2_ops,
                            .algo = "ma2",
                            .name = "reduce_scatter"};
-    const uint64_t before = team->dav;
+    const uint64_t before = shmcoll_team_dav(team);
     shmcoll_status_t status = failed ? SHMCOLL_ERR_NO_MEMORY : shmcoll_task_run(team, &task);
-    *dav += team->dav - before;
+    *dav += shmcoll_team_dav(team) - before;
     if (!failed && status != SHMCOLL_OK) {
         team_harness_log("reduce_scatter count %zu: %s (%s)", count, shmcoll_status_string(status),
                          team->error);
@@ -127,13 +127,13 @@ static int check_dav(shmcoll_team_t *team, int m, uint64_t *index) {
     const int p = team->size;
     const uint64_t s = (uint64_t)1 << 20;
     coll_case_t c = {.dtype = SHMCOLL_DT_DOUBLE, .op = SHMCOLL_OP_SUM, .count = s / 8};
-    uint64_t got[3], before = team->dav;
+    uint64_t got[3], before = shmcoll_team_dav(team);
     c.seed = test_data_mix(p, (*index)++, 22), c.root = -1;
     int failed = coll_check_allreduce(team, &c);
-    got[0] = team_total(team->dav - before);
-    before = team->dav, c.root = p - 1, c.seed = test_data_mix(p, (*index)++, 22);
+    got[0] = team_total(shmcoll_team_dav(team) - before);
+    before = shmcoll_team_dav(team), c.root = p - 1, c.seed = test_data_mix(p, (*index)++, 22);
     failed |= coll_check_reduce(team, &c);
-    got[1] = team_total(team->dav - before);
+    got[1] = team_total(shmcoll_team_dav(team) - before);
     uint64_t rs = 0;
     /* blocks of r % 3 elements of 4 bytes: s bytes in all when their sum is s / 4 elements */
     size_t thirds = 0;

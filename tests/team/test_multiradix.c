@@ -492,9 +492,9 @@ static int dav_cases(shmcoll_team_t *team, const shmcoll_pattern_radix_t *fr, in
                     a == RECEXCH ? SHMCOLL_COLL_RADIX_RECEXCH : SHMCOLL_COLL_RADIX_CYCLIC, p, &f);
             else
                 f = list[i];
-            const uint64_t before = team->dav;
+            const uint64_t before = shmcoll_team_dav(team);
             shmcoll_status_t status = run_algo(team, (algo_t)a, &f, send, recv, count, &sum.op);
-            uint64_t grown = status == SHMCOLL_OK ? team->dav - before : UINT64_MAX;
+            uint64_t grown = status == SHMCOLL_OK ? shmcoll_team_dav(team) - before : UINT64_MAX;
             uint64_t all[TEAM_HARNESS_MAX_P], total = 0;
             if (team_harness_allgather(&grown, all, sizeof grown)) return 1;
             int broken = 0;

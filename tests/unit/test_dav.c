@@ -1,9 +1,9 @@
 /* Data-access volume (DAV) of the reduction algorithms, summed over all members.
  *
- * team->dav counts the bytes this member's kernels load and store: a copy of n bytes costs 2n,
- * out = a op b over n elements 3 * n * size. Each member measures its growth across one call;
- * the harness's own allgather (not the code under test) collects them and member 0 compares the
- * sum with the volume the algorithm must have, for a message of s bytes over p members:
+ * shmcoll_team_dav(team) counts the bytes this member's kernels load and store: a copy of n bytes
+ * costs 2n, out = a op b over n elements 3 * n * size. Each member measures its growth across one
+ * call; the harness's own allgather (not the code under test) collects them and member 0 compares
+ * the sum with the volume the algorithm must have, for a message of s bytes over p members:
  *
  *   movement-avoiding (commutative ops; every element is copied into shared memory once and
  *   reduced p-1 times, and each member that needs the result copies it out once):
@@ -117,7 +117,7 @@ static uint64_t run_case(shmcoll_team_t *team, const dav_case_t *c, size_t bytes
         return UINT64_MAX;
     }
     const int root = c->root_last ? p - 1 : 0;
-    const uint64_t before = team->dav;
+    const uint64_t before = shmcoll_team_dav(team);
     shmcoll_status_t status;
     switch (c->coll) {
     case ALLREDUCE:
@@ -133,7 +133,7 @@ static uint64_t run_case(shmcoll_team_t *team, const dav_case_t *c, size_t bytes
         status = shmcoll_reduce_scatter(team, send, recv, counts, &op);
         break;
     }
-    const uint64_t grown = team->dav - before;
+    const uint64_t grown = shmcoll_team_dav(team) - before;
     free(send), free(recv);
     if (status != SHMCOLL_OK) {
         team_harness_log("%s: returned %s (%s)", c->name, shmcoll_status_string(status),
