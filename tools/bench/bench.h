@@ -190,13 +190,21 @@ void shmcoll_bench_measure_run(const shmcoll_bench_case_t *bcase,
 double shmcoll_bench_copy_measure(void *dst, const void *src, size_t bytes, MPI_Comm comm,
                                   const shmcoll_bench_options_t *options);
 
+/* state.c: the machine's state (0: not measured). Collective over `comm`. */
+typedef struct shmcoll_bench_state {
+    double copy_gbs;      /* every rank copying 16 MiB at once (options->copy only) */
+    double round_trip_ns; /* a cache line from the node's rank 0 to its rank 1 and back */
+} shmcoll_bench_state_t;
+shmcoll_bench_state_t shmcoll_bench_state(MPI_Comm comm, const shmcoll_bench_options_t *options);
+
 /* report.c: output on rank 0. */
 void shmcoll_bench_report_header(const shmcoll_bench_options_t *options, int nprocs);
-/* After the rows: the machine's copy bandwidth at the start and the end of the run (0: not
- * measured; a warning when they differ by more than 20%), the worst speedup and how many rows fell
- * below 0.95x and 1.0x. */
-void shmcoll_bench_report_summary(const shmcoll_bench_options_t *options, double state_start,
-                                  double state_end);
+/* After the rows: the machine's state at the start and the end of the run (a warning when the
+ * copy bandwidth differs by more than 20%, or the round trip by more than half), the worst
+ * speedup and how many rows fell below 0.95x and 1.0x. */
+void shmcoll_bench_report_summary(const shmcoll_bench_options_t *options,
+                                  const shmcoll_bench_state_t *start,
+                                  const shmcoll_bench_state_t *end);
 void shmcoll_bench_report_row(const shmcoll_bench_options_t *options,
                               const shmcoll_bench_case_t *bcase,
                               const shmcoll_bench_result_t *result);

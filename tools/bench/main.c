@@ -59,25 +59,6 @@ static double copy_gbs(copy_cache_t *cache, const shmcoll_bench_case_t *c,
     return gbs;
 }
 
-/* The machine's state: the copy bandwidth of every rank at once from memory to memory (16 MiB per
- * rank, beyond the caches), which swings on the machines measured here from one hour to the next
- * (18 against 40 GB/s) and moves every large row with it. */
-#define STATE_BYTES ((size_t)16 << 20)
-static double machine_state(MPI_Comm comm, const shmcoll_bench_options_t *o) {
-    char *a = malloc(STATE_BYTES), *b = malloc(STATE_BYTES);
-    int ok = a && b, all_ok = 0;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    double gbs = 0;
-    if (all_ok) {
-        memset(a, 1, STATE_BYTES); /* pages in */
-        memset(b, 2, STATE_BYTES);
-        gbs = shmcoll_bench_copy_measure(b, a, STATE_BYTES, comm, o);
-    }
-    free(a);
-    free(b);
-    return gbs;
-}
-
 static void run_row(shmcoll_bench_case_t *c, const shmcoll_bench_options_t *o, int cache_bust,
                     copy_cache_t *cache) {
     shmcoll_bench_result_t result;
@@ -164,7 +145,7 @@ int main(int argc, char **argv) {
 
     copy_cache_t cache = {.used = 0};
     if (rank == 0) shmcoll_bench_report_header(&o, nprocs);
-    const double state_start = o.copy ? machine_state(MPI_COMM_WORLD, &o) : 0;
+    const shmcoll_bench_state_t state_start = shmcoll_bench_state(MPI_COMM_WORLD, &o);
     for (int coll = 0; coll < SHMCOLL_BENCH_NCOLL; coll++) {
         if (!o.run[coll]) continue;
         c.coll = (shmcoll_bench_coll_t)coll;
@@ -177,8 +158,8 @@ int main(int argc, char **argv) {
         }
     }
 
-    const double state_end = o.copy ? machine_state(MPI_COMM_WORLD, &o) : 0;
-    if (rank == 0) shmcoll_bench_report_summary(&o, state_start, state_end);
+    const shmcoll_bench_state_t state_end = shmcoll_bench_state(MPI_COMM_WORLD, &o);
+    if (rank == 0) shmcoll_bench_report_summary(&o, &state_start, &state_end);
     free_buffer(c.sendbuf, o.alloc_mem);
     free_buffer(c.recvbuf, o.alloc_mem);
     free(counts);

@@ -174,23 +174,35 @@ static void summary_add(double speedup, const char *label, const char *size) {
 }
 
 /* The machine's state at the start and the end of the run (0: not measured). */
-#define STATE_DRIFT 0.2
-static void state_lines(FILE *out, int csv, double start, double end) {
-    const char *lead = csv ? "# " : "";
+#define COPY_DRIFT       0.2 /* of the copy bandwidth */
+#define ROUND_TRIP_DRIFT 0.5 /* of a line's round trip */
+
+/* One measure of the machine's state at the start and the end, and a warning naming the `rows` it
+ * moves when it changed by more than `limit` (a fraction). */
+static void state_line(FILE *out, const char *lead, const char *what, int digits, const char *unit,
+                       double start, double end, double limit, const char *rows) {
     if (start <= 0 || end <= 0) return;
-    fprintf(out,
-            "%smachine: copy bandwidth of all ranks at once, 16 MiB each: %.1f GB/s at the "
-            "start, %.1f GB/s at the end\n",
-            lead, start, end);
+    fprintf(out, "%smachine: %s: %.*f %s at the start, %.*f %s at the end\n", lead, what, digits,
+            start, unit, digits, end, unit);
     const double change = (end - start) / start;
-    if (change > STATE_DRIFT || change < -STATE_DRIFT)
+    if (change > limit || change < -limit)
         fprintf(out,
-                "%swarning: the copy bandwidth changed by %+.0f%% during the run: its rows "
-                "were measured in different states of the machine\n",
-                lead, 100 * change);
+                "%swarning: it changed by %+.0f%% during the run: %s were measured in different "
+                "states of the machine\n",
+                lead, 100 * change, rows);
 }
 
-static void summary_lines(FILE *out, int csv, double start, double end) {
+static void state_lines(FILE *out, int csv, const shmcoll_bench_state_t *start,
+                        const shmcoll_bench_state_t *end) {
+    const char *lead = csv ? "# " : "";
+    state_line(out, lead, "copy bandwidth of all ranks at once, 16 MiB each", 1, "GB/s",
+               start->copy_gbs, end->copy_gbs, COPY_DRIFT, "its rows");
+    state_line(out, lead, "a cache line's round trip between two ranks", 0, "ns",
+               start->round_trip_ns, end->round_trip_ns, ROUND_TRIP_DRIFT, "its small rows");
+}
+
+static void summary_lines(FILE *out, int csv, const shmcoll_bench_state_t *start,
+                          const shmcoll_bench_state_t *end) {
     const char *lead = csv ? "# " : "";
     state_lines(out, csv, start, end);
     fprintf(out, "%sworst speedup: %.2fx (%s)\n", lead, summary.worst, summary.row);
@@ -199,11 +211,12 @@ static void summary_lines(FILE *out, int csv, double start, double end) {
     fflush(out);
 }
 
-void shmcoll_bench_report_summary(const shmcoll_bench_options_t *o, double state_start,
-                                  double state_end) {
+void shmcoll_bench_report_summary(const shmcoll_bench_options_t *o,
+                                  const shmcoll_bench_state_t *start,
+                                  const shmcoll_bench_state_t *end) {
     if (summary.rows) {
-        if (csv_file) summary_lines(csv_file, 1, state_start, state_end);
-        summary_lines(stdout, o->csv, state_start, state_end);
+        if (csv_file) summary_lines(csv_file, 1, start, end);
+        summary_lines(stdout, o->csv, start, end);
     }
     if (csv_file && fclose(csv_file) != 0) {
         fprintf(stderr, "shmcoll-bench: cannot write %s: %s\n", o->csv_file, strerror(errno));
