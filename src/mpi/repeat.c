@@ -113,37 +113,36 @@ static void restore(shmcoll_mpi_call_t *call, const repeat_entry_t *e) {
     }
 }
 
+/* Statistics (SHMCOLL_STATS) and argument checks (SHMCOLL_CHECK) want every call whole, and a
+ * disabled job takes none of shmcoll's ways (repeat.h). */
+static int repeats_off(void) {
+    const shmcoll_config_t *config = shmcoll_config();
+    return config->stats || config->check || shmcoll_mpi_disabled();
+}
+
 shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
                                                     const shmcoll_mpi_coll_desc_t *desc,
                                                     const void *margs, MPI_Comm comm, int large,
                                                     repeat_entry_t **kept) {
-    /* The next call of a run ahead: the thread's last communicator, nothing else looked at. */
+    /* The thread's last communicator needs no lookup; another is looked up where repeats may be
+     * kept. Entries exist only on communicators with a group, set up already: no count or setup
+     * here. The one-time setup may still be ahead (MPI_Init from Fortran does not pass our
+     * wrapper). */
     shmcoll_mpi_comm_t *state = shmcoll_mpi_comm_state_recent(comm);
-    repeat_entry_t *e = state ? entry_of(state, desc) : NULL;
-    if (e && e->reserved && holds_args(e, desc, margs)) {
-        e->reserved--;
-        return SHMCOLL_MPI_REPEAT_THEIRS;
-    }
-    const shmcoll_config_t *config = shmcoll_config();
-    if (config->stats || config->check || shmcoll_mpi_disabled()) return SHMCOLL_MPI_REPEAT_NONE;
-    /* Entries exist only on communicators with a group, set up already: no count or setup here.
-     * The one-time setup may still be ahead (MPI_Init from Fortran does not pass our wrapper). */
-    if (!state) {
-        if (comm == MPI_COMM_NULL || !shmcoll_mpi_init_ensure() ||
-            shmcoll_mpi_comm_state_get(comm, SHMCOLL_MPI_COMM_LOOK, &state) != SHMCOLL_OK)
-            return SHMCOLL_MPI_REPEAT_NONE;
-        e = entry_of(state, desc);
-    }
-    if (state->kind != SHMCOLL_MPI_COMM_GROUP) return SHMCOLL_MPI_REPEAT_NONE;
+    if (!state && (repeats_off() || comm == MPI_COMM_NULL || !shmcoll_mpi_init_ensure() ||
+                   shmcoll_mpi_comm_state_get(comm, SHMCOLL_MPI_COMM_LOOK, &state) != SHMCOLL_OK))
+        return SHMCOLL_MPI_REPEAT_NONE;
+    repeat_entry_t *e = entry_of(state, desc);
     const int same = e && holds_args(e, desc, margs);
-    if (e && e->reserved) { /* a run ahead, met after another communicator's calls */
+    if (e && e->reserved) { /* a run ahead: its next call goes on before anything else */
         if (same) {
             e->reserved--;
             return SHMCOLL_MPI_REPEAT_THEIRS;
         }
         give_back(e); /* other arguments: the run ends */
     }
-    if (!same) return SHMCOLL_MPI_REPEAT_NONE;
+    if (repeats_off() || state->kind != SHMCOLL_MPI_COMM_GROUP || !same)
+        return SHMCOLL_MPI_REPEAT_NONE;
     /* The verdict may have changed since the entry was kept, or be due to be measured again:
      * then the call takes the sequence (every rank counts the same calls, calibrate.h). */
     if (e->way == SHMCOLL_MPI_REPEAT_THEIRS) { /* a local key's band is the agreed key's */
@@ -163,7 +162,8 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
     call->function = desc->names[SHMCOLL_MPI_BLOCKING][large];
     call->unpack_skip = -1;
     call->state = state;
-    call->group = state->group; /* DAV and network bytes at the start: for statistics only */
+    call->group = state->group; /* its DAV and network bytes at the start count only for
+                                 * statistics, which take no repeat */
     if (call->group->team->failed)
         return SHMCOLL_MPI_REPEAT_NONE; /* the usual sequence raises the group's failure */
     *kept = e;

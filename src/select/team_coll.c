@@ -124,29 +124,28 @@ shmcoll_status_t shmcoll_coll_start(shmcoll_team_t *team, const shmcoll_coll_arg
     return task->ops ? shmcoll_task_start(team, task) : done_at_once(team, task);
 }
 
+/* Prepares and runs the call; the row it takes is kept in *keep where one serves (a call with
+ * nothing to move keeps none: it is prepared each time). */
 static shmcoll_status_t run(shmcoll_team_t *team, const shmcoll_coll_args_t *args,
-                            const shmcoll_algo_t *algo) {
+                            const shmcoll_algo_t *algo, shmcoll_coll_choice_t *keep) {
     shmcoll_task_t task;
     task.nonblocking = 0;
     SHMCOLL_CHECK(prepare(team, args, algo, &task));
-    return task.ops ? shmcoll_task_run(team, &task) : done_at_once(team, &task);
+    if (!task.ops) return done_at_once(team, &task);
+    if (keep)
+        *keep = (shmcoll_coll_choice_t){.ops = task.ops, .params = task.params, .algo = task.algo};
+    return shmcoll_task_run(team, &task);
 }
 
 shmcoll_status_t shmcoll_coll_run(shmcoll_team_t *team, const shmcoll_coll_args_t *args) {
-    return run(team, args, NULL);
+    return run(team, args, NULL, NULL);
 }
 
 shmcoll_status_t shmcoll_coll_run_chosen(shmcoll_team_t *team, const shmcoll_coll_args_t *args,
                                          shmcoll_coll_choice_t *choice) {
+    if (!choice->ops) return run(team, args, NULL, choice);
     shmcoll_task_t task;
     task.nonblocking = 0;
-    if (!choice->ops) {
-        SHMCOLL_CHECK(prepare(team, args, NULL, &task));
-        if (!task.ops) return done_at_once(team, &task); /* nothing to keep: prepared each time */
-        *choice =
-            (shmcoll_coll_choice_t){.ops = task.ops, .params = task.params, .algo = task.algo};
-        return shmcoll_task_run(team, &task);
-    }
     task.args = args;
     task.name = shmcoll_coll_kinds[args->kind].name;
     task.ops = choice->ops;
@@ -161,7 +160,7 @@ shmcoll_status_t shmcoll_coll_run_algo(shmcoll_team_t *team, const shmcoll_coll_
     if (!row) return SHMCOLL_ERR_NOT_SUPPORTED;
     shmcoll_algo_t algo = *row;
     if (params) algo.params = *params;
-    return run(team, args, &algo);
+    return run(team, args, &algo, NULL);
 }
 
 /* ---- Each kind ---------------------------------------------------------------------------- */
