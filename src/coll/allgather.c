@@ -51,8 +51,9 @@ static shmcoll_status_t allgather_progress(shmcoll_task_t *task) {
         for (s->round = 0; s->round < s->rounds; s->round++) {
             s->step = shmcoll_channel_next_step(ch);
             if (coll_round_bytes(my_count, s->round, s->piece)) {
-                SHMCOLL_AWAIT(task, &task->pc,
-                              shmcoll_channel_test_claim(ch, s->step, &task->wait));
+                SHMCOLL_AWAIT(
+                    task, &task->pc,
+                    shmcoll_channel_test_claim_slot(ch, s->step, s->use_inline, &task->wait));
                 const size_t offset = s->round * s->piece;
                 const size_t n = coll_round_bytes(my_count, s->round, s->piece);
                 coll_copy(task, (void *)coll_slot(ch, me, s->step, s->use_inline), mine + offset,

@@ -33,7 +33,8 @@ static shmcoll_status_t bcast_pipeline_progress(shmcoll_task_t *task) {
     for (s->offset = 0; s->offset < bytes; s->offset += s->piece) {
         s->step = shmcoll_channel_next_step(ch);
         if (ch->rank == root) {
-            SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_claim(ch, s->step, &task->wait));
+            SHMCOLL_AWAIT(task, &task->pc,
+                          shmcoll_channel_test_claim_slot(ch, s->step, s->use_inline, &task->wait));
             coll_copy(task, (void *)coll_slot(ch, root, s->step, s->use_inline), buf + s->offset,
                       coll_round_bytes(bytes, s->offset / s->piece, s->piece));
             shmcoll_channel_post(ch, s->step);

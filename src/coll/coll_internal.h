@@ -241,7 +241,8 @@ static inline coll_bytes_t coll_send_blocks(const shmcoll_coll_args_t *a) {
 typedef struct coll_single {
     int pc;
     int i;
-    int exposed;
+    int exposed;       /* a block moves single-copy: the exposing member waits for the others */
+    int writes_buffer; /* scatter's root writes its buffer (pieces, displacements) */
     uint64_t step;
 } coll_single_t;
 
@@ -255,7 +256,8 @@ shmcoll_status_t shmcoll_coll_alltoall_single(shmcoll_task_t *task, coll_single_
  * into the root's buffer single-copy; the others (only gatherv mixes the two) pass through their
  * sender's slot in the same step. Each block's way follows from its own size, which its sender
  * and the root both know: gatherv needs no agreement first where cma_min <= chunk (the one-step
- * row). */
+ * row). The root publishes its buffer, and waits for acknowledgements, only when a block is
+ * written into it single-copy. */
 shmcoll_status_t shmcoll_coll_gather_single(shmcoll_task_t *task, coll_single_t *c,
                                             const char *mine, size_t my_count, char *recvbuf,
                                             const coll_bytes_t *blocks, int root);

@@ -119,8 +119,9 @@ static shmcoll_status_t bcast_knomial_progress(shmcoll_task_t *task) {
         t->step = shmcoll_channel_next_step(ch);
         if (t->i >= depth && t->i - depth < s->chunks) {
             if (t->parent < 0) {
-                SHMCOLL_AWAIT(task, &task->pc,
-                              shmcoll_channel_test_claim(ch, t->step, &task->wait));
+                SHMCOLL_AWAIT(
+                    task, &task->pc,
+                    shmcoll_channel_test_claim_slot(ch, t->step, s->use_inline, &task->wait));
                 coll_copy(task, (void *)coll_slot(ch, ch->rank, t->step, s->use_inline),
                           buf + (t->i - depth) * s->piece,
                           coll_round_bytes(bytes, t->i - depth, s->piece));
@@ -129,8 +130,9 @@ static shmcoll_status_t bcast_knomial_progress(shmcoll_task_t *task) {
                 SHMCOLL_AWAIT(task, &task->pc,
                               shmcoll_channel_test_post(ch, t->parent, t->step - 1, &task->wait));
                 if (t->nchildren) {
-                    SHMCOLL_AWAIT(task, &task->pc,
-                                  shmcoll_channel_test_claim(ch, t->step, &task->wait));
+                    SHMCOLL_AWAIT(
+                        task, &task->pc,
+                        shmcoll_channel_test_claim_slot(ch, t->step, s->use_inline, &task->wait));
                     void *mine = (void *)coll_slot(ch, ch->rank, t->step, s->use_inline);
                     const size_t n = coll_round_bytes(bytes, t->i - depth, s->piece);
                     coll_copy(task, mine, coll_slot(ch, t->parent, t->step - 1, s->use_inline), n);
@@ -229,8 +231,9 @@ static shmcoll_status_t reduce_knomial_progress(shmcoll_task_t *task) {
                     task, &task->pc,
                     shmcoll_channel_test_post(ch, tree_child(t, t->j), t->step - 1, &task->wait));
             if (s->to_slot)
-                SHMCOLL_AWAIT(task, &task->pc,
-                              shmcoll_channel_test_claim(ch, t->step, &task->wait));
+                SHMCOLL_AWAIT(
+                    task, &task->pc,
+                    shmcoll_channel_test_claim_slot(ch, t->step, s->use_inline, &task->wait));
             const size_t lo = (t->i - s->first) * s->per;
             const size_t n = count - lo < s->per ? count - lo : s->per;
             const void **x = task->lane->ptrs; /* nchildren + 1 <= p operands */

@@ -43,7 +43,8 @@ static shmcoll_status_t reduce_flat_progress(shmcoll_task_t *task) {
     shmcoll_channel_t *ch = task->ch;
     SHMCOLL_RESUME_BEGIN(&task->pc);
     s->step = shmcoll_channel_next_step(ch);
-    SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_claim(ch, s->step, &task->wait));
+    SHMCOLL_AWAIT(task, &task->pc,
+                  shmcoll_channel_test_claim_slot(ch, s->step, s->use_inline, &task->wait));
     coll_copy(task, (void *)coll_slot(ch, ch->rank, s->step, s->use_inline), coll_input(task),
               s->span);
     shmcoll_channel_post(ch, s->step);

@@ -90,8 +90,9 @@ static shmcoll_status_t rooted_progress(shmcoll_task_t *task) {
             s->step = shmcoll_channel_next_step(ch);
             if (gather) { /* senders copy in, everyone posts, the root collects */
                 if (me != root && coll_round_bytes(my_count, s->round, s->piece)) {
-                    SHMCOLL_AWAIT(task, &task->pc,
-                                  shmcoll_channel_test_claim(ch, s->step, &task->wait));
+                    SHMCOLL_AWAIT(
+                        task, &task->pc,
+                        shmcoll_channel_test_claim_slot(ch, s->step, s->use_inline, &task->wait));
                     coll_copy(task, (void *)coll_slot(ch, me, s->step, s->use_inline),
                               sendbuf + s->round * s->piece,
                               coll_round_bytes(my_count, s->round, s->piece));
@@ -102,8 +103,9 @@ static shmcoll_status_t rooted_progress(shmcoll_task_t *task) {
                                                       task, &s->collect, s->step, s->use_inline, 0,
                                                       &blocks, s->round, s->piece, recvbuf));
             } else if (me == root) { /* the root fills the pieces ... */
-                SHMCOLL_AWAIT(task, &task->pc,
-                              shmcoll_channel_test_claim(ch, s->step, &task->wait));
+                SHMCOLL_AWAIT(
+                    task, &task->pc,
+                    shmcoll_channel_test_claim_slot(ch, s->step, s->use_inline, &task->wait));
                 shmcoll_coll_fill_pieces(task, s, sendbuf, &blocks);
                 shmcoll_channel_post(ch, s->step);
             } else if (coll_round_bytes(my_count, s->round, s->piece)) { /* ... members copy out */

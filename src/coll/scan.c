@@ -44,7 +44,8 @@ static shmcoll_status_t scan_flat_progress(shmcoll_task_t *task) {
     SHMCOLL_RESUME_BEGIN(&task->pc);
     for (s->first = 0; s->first < task->args->count; s->first += s->per_chunk) {
         s->step = shmcoll_channel_next_step(ch);
-        SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_claim(ch, s->step, &task->wait));
+        SHMCOLL_AWAIT(task, &task->pc,
+                      shmcoll_channel_test_claim_slot(ch, s->step, s->use_inline, &task->wait));
         coll_copy(task, (void *)coll_slot(ch, me, s->step, s->use_inline),
                   coll_input(task) + s->first * op->extent,
                   shmcoll_reduce_op_span(op, chunk_len(task, s)));

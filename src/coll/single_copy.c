@@ -3,10 +3,11 @@
  * copy-in/copy-out through shared slots moves it twice and synchronises once per chunk.
  *
  * One step per collective, whatever the size: each exposing member writes its buffer's address
- * (and, for the v-variants, the address of its byte-displacement array) into the inline area of
- * its post flag and posts; the others wait for that post, copy, and acknowledge the step. An
- * exposing member finishes only once every other member has acknowledged, since its buffer may
- * change as soon as it returns. DAV is 2 bytes per byte moved, the minimum for a copy.
+ * (and, for the v-variants, the address of its byte-displacement array) into the aux area of
+ * its post block and posts (the inline area stays free for small blocks of the same step); the
+ * others wait for that post, copy, and acknowledge the step. An exposing member finishes only once
+ * every other member has acknowledged, since its buffer may change as soon as it returns. DAV is 2
+ * bytes per byte moved, the minimum for a copy.
  *
  * Direction (KNEM-coll): the non-root members do the copies, so they run in parallel instead of
  * queueing at the root: bcast and scatter read from the root, gather writes into the root.
@@ -39,7 +40,7 @@ typedef struct exposed {
     shmcoll_heap_ref_t heap;
 } exposed_t;
 
-_Static_assert(sizeof(exposed_t) <= SHMCOLL_INLINE_BYTES, "exposed buffer fits the inline area");
+_Static_assert(sizeof(exposed_t) <= SHMCOLL_AUX_BYTES, "the exposed buffer fits a post's aux area");
 
 /* Publish the buffer in `step`, which the caller has claimed; `stride` where the caller has put
  * the displacements its readers need in its slot (0: none). */
@@ -47,7 +48,7 @@ static void publish(shmcoll_channel_t *ch, uint64_t step, const void *base, cons
                     size_t stride) {
     exposed_t mine = {.base = (uintptr_t)base, .displs = (uintptr_t)displs, .stride = stride};
     shmcoll_heap_ref(base, &mine.heap);
-    memcpy(shmcoll_channel_inline(ch, ch->rank, step), &mine, sizeof mine);
+    memcpy(shmcoll_channel_aux(ch, ch->rank, step), &mine, sizeof mine);
     shmcoll_channel_post(ch, step);
 }
 
@@ -69,7 +70,7 @@ static shmcoll_status_t transfer(shmcoll_task_t *task, int q, uint64_t step, voi
                                  uintptr_t remote, size_t n, int write) {
     if (!n) return SHMCOLL_OK;
     exposed_t theirs;
-    memcpy(&theirs, shmcoll_channel_inline(task->ch, q, step), sizeof theirs);
+    memcpy(&theirs, shmcoll_channel_aux(task->ch, q, step), sizeof theirs);
     if (shmcoll_coll_heap_transfer(task, q, &theirs.heap, theirs.base, remote, local, n, write) !=
         SHMCOLL_OK)
         SHMCOLL_CHECK(cma(task, q, local, remote, n, write));
@@ -92,7 +93,7 @@ static size_t slot_displs(shmcoll_channel_t *ch, uint64_t step, const size_t *di
 static shmcoll_status_t peer_block(shmcoll_task_t *task, int q, uint64_t step, int index,
                                    size_t bytes, uintptr_t *where) {
     exposed_t theirs;
-    memcpy(&theirs, shmcoll_channel_inline(task->ch, q, step), sizeof theirs);
+    memcpy(&theirs, shmcoll_channel_aux(task->ch, q, step), sizeof theirs);
     size_t displ = (size_t)index * bytes;
     if (theirs.displs && theirs.stride) {
         memcpy(&displ,
@@ -177,9 +178,19 @@ shmcoll_status_t shmcoll_coll_gather_single(shmcoll_task_t *task, coll_single_t 
     SHMCOLL_RESUME_BEGIN(&c->pc);
     c->step = shmcoll_channel_next_step(ch);
     if (me == root) {
-        SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_claim(ch, c->step, &task->wait));
-        const size_t *displs = blocks->counts ? blocks->displs : NULL;
-        publish(ch, c->step, recvbuf, displs, slot_displs(ch, c->step, displs));
+        /* Only members that write single-copy need recvbuf's address, and only for them does the
+         * root wait for acknowledgements: a call of small blocks lets the senders run ahead. */
+        c->exposed = 0;
+        for (int q = 0; q < p; q++) {
+            const size_t n = coll_bytes_count(blocks, q);
+            c->exposed |= q != me && n && block_single(team, n, ch->chunk);
+        }
+        if (c->exposed) {
+            SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_claim(ch, c->step, &task->wait));
+            const size_t *displs = blocks->counts ? blocks->displs : NULL;
+            publish(ch, c->step, recvbuf, displs, slot_displs(ch, c->step, displs));
+        } else
+            shmcoll_channel_post(ch, c->step);
         if (mine) coll_copy(task, recvbuf + coll_bytes_displ(blocks, me), mine, my_count);
         for (c->i = 1; c->i < p; c->i++) {
             const size_t n = coll_bytes_count(blocks, (me + c->i) % p);
@@ -192,7 +203,8 @@ shmcoll_status_t shmcoll_coll_gather_single(shmcoll_task_t *task, coll_single_t 
                       coll_slot(ch, q, c->step, bytes <= SHMCOLL_INLINE_BYTES), bytes);
         }
         shmcoll_channel_ack(ch, c->step);
-        SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_done(ch, c->step, &task->wait));
+        if (c->exposed)
+            SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_done(ch, c->step, &task->wait));
     } else if (block_single(team, my_count, ch->chunk)) {
         SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_post(ch, root, c->step, &task->wait));
         uintptr_t to;
@@ -201,7 +213,9 @@ shmcoll_status_t shmcoll_coll_gather_single(shmcoll_task_t *task, coll_single_t 
         shmcoll_channel_ack(ch, c->step);
     } else {
         if (my_count) {
-            SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_claim(ch, c->step, &task->wait));
+            SHMCOLL_AWAIT(task, &c->pc,
+                          shmcoll_channel_test_claim_slot(
+                              ch, c->step, my_count <= SHMCOLL_INLINE_BYTES, &task->wait));
             coll_copy(task, (void *)coll_slot(ch, me, c->step, my_count <= SHMCOLL_INLINE_BYTES),
                       mine, my_count);
             shmcoll_channel_post(ch, c->step);
@@ -211,6 +225,19 @@ shmcoll_status_t shmcoll_coll_gather_single(shmcoll_task_t *task, coll_single_t 
     SHMCOLL_RESUME_END(&c->pc);
 }
 
+/* Where scatter's one step puts member q's block of n bytes in the root's slots. */
+typedef enum { SCATTER_SINGLE, SCATTER_INLINE, SCATTER_PIECE } scatter_way_t;
+
+static scatter_way_t scatter_way(const shmcoll_team_t *team, const shmcoll_channel_t *ch, size_t n,
+                                 size_t piece) {
+    if (block_single(team, n, piece)) return SCATTER_SINGLE;
+    return n <= SHMCOLL_INLINE_BYTES / (size_t)ch->size ? SCATTER_INLINE : SCATTER_PIECE;
+}
+
+/* Blocks that fit a p-th of the root's inline area travel there, so a call of small blocks is
+ * one line, and its root, which then writes no buffer, may run up to SHMCOLL_POST_RING calls
+ * ahead of its readers (a scatterv of 8-byte blocks waited for its reader's acknowledgement
+ * every other call). */
 shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_task_t *task, coll_single_t *c,
                                              const char *sendbuf, const coll_bytes_t *blocks,
                                              char *recvbuf, size_t my_count, int root) {
@@ -218,43 +245,61 @@ shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_task_t *task, coll_single_t
     const shmcoll_team_t *team = task->team;
     const int me = ch->rank;
     const size_t piece = coll_piece_per_member(ch->chunk, ch->size);
+    const size_t tiny = SHMCOLL_INLINE_BYTES / (size_t)ch->size;
     SHMCOLL_RESUME_BEGIN(&c->pc);
     c->step = shmcoll_channel_next_step(ch);
     if (me == root) {
-        c->exposed = 0;
-        SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_claim(ch, c->step, &task->wait));
-        char *slots = shmcoll_channel_buffer(ch, me, c->step);
-        /* a single-copy reader's piece is free: its displacement goes there, where it fits */
-        const size_t stride = blocks->counts && piece >= sizeof(size_t) ? piece : 0;
+        c->exposed = c->writes_buffer = 0;
         for (int q = 0; q < ch->size; q++) {
             const size_t n = coll_bytes_count(blocks, q);
             if (q == me || !n) continue;
-            if (block_single(team, n, piece)) {
-                c->exposed = 1;
+            const scatter_way_t way = scatter_way(team, ch, n, piece);
+            c->exposed |= way == SCATTER_SINGLE;
+            c->writes_buffer |= way == SCATTER_PIECE || (way == SCATTER_SINGLE && blocks->counts);
+        }
+        SHMCOLL_AWAIT(task, &c->pc,
+                      shmcoll_channel_test_claim_slot(ch, c->step, !c->writes_buffer, &task->wait));
+        /* a single-copy reader's piece is free: its displacement goes there, where it fits */
+        const size_t stride = blocks->counts && piece >= sizeof(size_t) ? piece : 0;
+        char *slots = shmcoll_channel_buffer(ch, me, c->step);
+        char *inline_slots = shmcoll_channel_inline(ch, me, c->step);
+        for (int q = 0; q < ch->size; q++) {
+            const size_t n = coll_bytes_count(blocks, q);
+            if (q == me || !n) continue;
+            const char *block = sendbuf + coll_bytes_displ(blocks, q);
+            switch (scatter_way(team, ch, n, piece)) {
+            case SCATTER_SINGLE:
                 if (stride) memcpy(slots + (size_t)q * stride, &blocks->displs[q], sizeof(size_t));
-            } else
-                coll_copy(task, slots + (size_t)q * piece, sendbuf + coll_bytes_displ(blocks, q),
-                          n);
+                break;
+            case SCATTER_INLINE:
+                coll_copy(task, inline_slots + (size_t)q * tiny, block, n);
+                break;
+            case SCATTER_PIECE:
+                coll_copy(task, slots + (size_t)q * piece, block, n);
+                break;
+            }
         }
         publish(ch, c->step, sendbuf, blocks->counts ? blocks->displs : NULL, stride);
         if (recvbuf) coll_copy(task, recvbuf, sendbuf + coll_bytes_displ(blocks, me), my_count);
         shmcoll_channel_ack(ch, c->step);
         if (c->exposed)
             SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_done(ch, c->step, &task->wait));
-    } else if (block_single(team, my_count, piece)) {
+    } else if (!my_count) {
+        shmcoll_channel_ack(ch, c->step);
+    } else if (scatter_way(team, ch, my_count, piece) == SCATTER_SINGLE) {
         SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_post(ch, root, c->step, &task->wait));
         uintptr_t from;
         SHMCOLL_CHECK(peer_block(task, root, c->step, me, blocks->bytes, &from));
         SHMCOLL_CHECK(transfer(task, root, c->step, recvbuf, from, my_count, 0));
         shmcoll_channel_ack(ch, c->step);
     } else {
-        if (my_count) {
-            SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_post(ch, root, c->step, &task->wait));
-            coll_copy_out(task, recvbuf,
-                          (const char *)shmcoll_channel_buffer(ch, root, c->step) +
-                              (size_t)me * piece,
-                          my_count);
-        }
+        SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_post(ch, root, c->step, &task->wait));
+        coll_copy_out(
+            task, recvbuf,
+            scatter_way(team, ch, my_count, piece) == SCATTER_INLINE
+                ? (const char *)shmcoll_channel_inline(ch, root, c->step) + (size_t)me * tiny
+                : (const char *)shmcoll_channel_buffer(ch, root, c->step) + (size_t)me * piece,
+            my_count);
         shmcoll_channel_ack(ch, c->step);
     }
     SHMCOLL_RESUME_END(&c->pc);

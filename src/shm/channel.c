@@ -40,7 +40,7 @@ static int least_progressed(const shmcoll_channel_t *ch, int fallback) {
     for (int r = 0; r < ch->size; r++) {
         if (r == ch->rank) continue;
         uint64_t seen = shmcoll_flag_load(&ch->ctrl[r].ack.step);
-        for (int b = 0; b < 2; b++) {
+        for (int b = 0; b < SHMCOLL_POST_RING; b++) {
             uint64_t posted = shmcoll_flag_load(&ch->ctrl[r].post[b].step);
             seen = posted > seen ? posted : seen;
         }
@@ -114,9 +114,9 @@ static shmcoll_status_t test_done(shmcoll_channel_t *ch, int r, uint64_t need, s
     return SHMCOLL_OK;
 }
 
-shmcoll_status_t shmcoll_channel_test_claim_slow(shmcoll_channel_t *ch, uint64_t step,
-                                                 shmcoll_wait_t *w) {
-    for (int r = 0; r < ch->size; r++) SHMCOLL_CHECK(test_done(ch, r, step - 2, w));
+shmcoll_status_t shmcoll_channel_test_done_slow(shmcoll_channel_t *ch, uint64_t need,
+                                                shmcoll_wait_t *w) {
+    for (int r = 0; r < ch->size; r++) SHMCOLL_CHECK(test_done(ch, r, need, w));
     return SHMCOLL_OK;
 }
 

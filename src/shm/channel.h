@@ -2,21 +2,27 @@
  *
  * Time is cut into numbered steps that every member walks through in the same order (each
  * collective consumes a number of steps derived from its arguments, so all agree). In step s a
- * member may write its own slot of parity s&1 — a 64-byte inline area inside its post flag's line
- * for tiny payloads, or its chunk-sized buffer — and then publish post = s. Readers wait for the
- * writer's post >= s, read, and publish ack = s when done with everything of step s.
+ * member may write its own slot — the 64-byte inline area of its post block s mod
+ * SHMCOLL_POST_RING, inside the post flag's line, for tiny payloads, or its chunk-sized buffer of
+ * parity s&1 — and then publish post = s in that post block. Readers wait for the writer's post
+ * >= s, read, and publish ack = s when done with everything of step s.
  *
  * Reuse: before writing a slot for step s a member "claims" the step: it waits until every other
- * member is done with step s-2, the previous user of that parity. Two parities double-buffer: a
- * writer may run one step ahead of its slowest reader, which pipelines chunked transfers.
+ * member is done with the previous user of that slot — step s-2 for a buffer (two parities
+ * double-buffer: a writer may run one step ahead of its slowest reader, which pipelines chunked
+ * transfers), step s-SHMCOLL_POST_RING for an inline area. The ring of inline areas lets the
+ * sender of a stream of tiny calls (a gather's non-root, a bcast's root) run up to 15 calls ahead:
+ * with two it waited every other call for its reader's acknowledgement, one cache line's round
+ * trip between the cores per two calls, which is what a tiny call cost when the two cores were far
+ * apart (350-580 ns round trips), twice the MPI library's eager messages that stream ahead.
  *
  * Every member posts step s only after it has finished all steps before s, so seeing post >= s
  * of a peer also proves the peer is done with s-1; members remember that locally (peer_done) and
  * only read ack flags when that knowledge is not enough. In the steady state of small allreduces
  * no ack line crosses the interconnect at all.
  *
- * Memory: per member, two post blocks, one ack block, one failure block (128 B each) and two data
- * buffers. Each member writes only its own blocks and buffers (single writer).
+ * Memory: per member, SHMCOLL_POST_RING post blocks, one ack block, one failure block (128 B each)
+ * and two data buffers. Each member writes only its own blocks and buffers (single writer).
  *
  * Failures: a wait that times out or finds its peer dead publishes the failure in the member's
  * failure block; every waiter looks at all failure blocks every 50 ms, so one failure ends the
@@ -32,11 +38,19 @@
 #include <stdint.h>
 
 #define SHMCOLL_INLINE_BYTES 64
+#define SHMCOLL_POST_RING    16 /* post blocks (with their inline areas) per member; a power of 2 */
+
+/* The rest of a post block's two lines: room for what a step publishes beside its inline payload
+ * (single-copy's exposed buffer, coll/single_copy.c), so that both fit one step. */
+#define SHMCOLL_AUX_BYTES (SHMCOLL_FLAG_ALIGN - sizeof(shmcoll_flag_t) - SHMCOLL_INLINE_BYTES)
 
 typedef struct shmcoll_post_block {
     shmcoll_flag_t step;
     uint8_t inline_data[SHMCOLL_INLINE_BYTES];
+    uint8_t aux[SHMCOLL_AUX_BYTES];
 } __attribute__((aligned(SHMCOLL_FLAG_ALIGN))) shmcoll_post_block_t;
+
+_Static_assert(sizeof(shmcoll_post_block_t) == SHMCOLL_FLAG_ALIGN, "a post block is two lines");
 
 typedef struct shmcoll_ack_block {
     shmcoll_flag_t step;
@@ -51,7 +65,7 @@ typedef struct shmcoll_fail_block {
 } __attribute__((aligned(SHMCOLL_FLAG_ALIGN))) shmcoll_fail_block_t;
 
 typedef struct shmcoll_member_ctrl {
-    shmcoll_post_block_t post[2];
+    shmcoll_post_block_t post[SHMCOLL_POST_RING];
     shmcoll_ack_block_t ack;
     shmcoll_fail_block_t fail;
     shmcoll_sleep_block_t sleep; /* members asleep on this member's flags (shm/sleep.h) */
@@ -90,26 +104,50 @@ static inline void *shmcoll_channel_buffer(const shmcoll_channel_t *ch, int rank
     return ch->data + ((size_t)rank * 2 + (step & 1)) * ch->chunk;
 }
 
+static inline shmcoll_post_block_t *shmcoll_channel_post_block(const shmcoll_channel_t *ch,
+                                                               int rank, uint64_t step) {
+    return &ch->ctrl[rank].post[step & (SHMCOLL_POST_RING - 1)];
+}
+
 static inline void *shmcoll_channel_inline(const shmcoll_channel_t *ch, int rank, uint64_t step) {
-    return ch->ctrl[rank].post[step & 1].inline_data;
+    return shmcoll_channel_post_block(ch, rank, step)->inline_data;
+}
+
+static inline void *shmcoll_channel_aux(const shmcoll_channel_t *ch, int rank, uint64_t step) {
+    return shmcoll_channel_post_block(ch, rank, step)->aux;
 }
 
 /* ---- Tests: never wait. OK when the condition holds, else IN_PROGRESS with the flag to wait
  * for in *w (shm/wait.h). Resumable tasks (core/task.h) are written with these only. ---- */
 
-/* Every other member is done with step-2, so this member may write its slots of parity step&1.
- * What a member is known to be done with is kept locally (peer_done), so in the steady state a
- * claim reads no flag. */
-shmcoll_status_t shmcoll_channel_test_claim_slow(shmcoll_channel_t *ch, uint64_t step,
-                                                 shmcoll_wait_t *w);
+/* Every other member is done with step `need` (acknowledged it, or posted a later step). What a
+ * member is known to be done with is kept locally (peer_done), so in the steady state this reads
+ * no flag. */
+shmcoll_status_t shmcoll_channel_test_done_slow(shmcoll_channel_t *ch, uint64_t need,
+                                                shmcoll_wait_t *w);
 
+static inline shmcoll_status_t shmcoll_channel_test_done(shmcoll_channel_t *ch, uint64_t need,
+                                                         shmcoll_wait_t *w) {
+    for (int r = 0; r < ch->size; r++)
+        if (ch->peer_done[r] < need && r != ch->rank)
+            return shmcoll_channel_test_done_slow(ch, need, w);
+    return SHMCOLL_OK;
+}
+
+/* This member may write its slots of step `step`: its buffer of parity step&1 and its inline area
+ * (every other member is done with step-2). */
 static inline shmcoll_status_t shmcoll_channel_test_claim(shmcoll_channel_t *ch, uint64_t step,
                                                           shmcoll_wait_t *w) {
-    if (step <= 2) return SHMCOLL_OK;
-    for (int r = 0; r < ch->size; r++)
-        if (ch->peer_done[r] < step - 2 && r != ch->rank)
-            return shmcoll_channel_test_claim_slow(ch, step, w);
-    return SHMCOLL_OK;
+    return step <= 2 ? SHMCOLL_OK : shmcoll_channel_test_done(ch, step - 2, w);
+}
+
+/* This member may write the slot of step `step` that `use_inline` names: when it is the inline
+ * area, every other member need only be done with the step that used that post block before
+ * (step-SHMCOLL_POST_RING). A step claimed so must write nothing to its buffer. */
+static inline shmcoll_status_t shmcoll_channel_test_claim_slot(shmcoll_channel_t *ch, uint64_t step,
+                                                               int use_inline, shmcoll_wait_t *w) {
+    const uint64_t lag = use_inline ? SHMCOLL_POST_RING : 2;
+    return step <= lag ? SHMCOLL_OK : shmcoll_channel_test_done(ch, step - lag, w);
 }
 
 /* Like shmcoll_channel_test_claim, when the caller knows that since every member was last known
@@ -121,7 +159,8 @@ shmcoll_status_t shmcoll_channel_test_claim_one(shmcoll_channel_t *ch, uint64_t 
 /* Member `rank` has posted `step`. */
 static inline shmcoll_status_t shmcoll_channel_test_post(shmcoll_channel_t *ch, int rank,
                                                          uint64_t step, shmcoll_wait_t *w) {
-    SHMCOLL_CHECK(shmcoll_shm_test_geq(&ch->ctrl[rank].post[step & 1].step, step, rank, w));
+    SHMCOLL_CHECK(
+        shmcoll_shm_test_geq(&shmcoll_channel_post_block(ch, rank, step)->step, step, rank, w));
     if (ch->peer_done[rank] < step - 1) ch->peer_done[rank] = step - 1;
     return SHMCOLL_OK;
 }
@@ -134,18 +173,11 @@ static inline shmcoll_status_t shmcoll_channel_test_all(shmcoll_channel_t *ch, u
     return SHMCOLL_OK;
 }
 
-/* Every other member is done with `step` (acknowledged it): e.g. all have read what this member
- * exposed in it. */
-static inline shmcoll_status_t shmcoll_channel_test_done(shmcoll_channel_t *ch, uint64_t step,
-                                                         shmcoll_wait_t *w) {
-    return shmcoll_channel_test_claim(ch, step + 2, w);
-}
-
 /* Publish this member's slots of `step`. */
 static inline void shmcoll_channel_post(shmcoll_channel_t *ch, uint64_t step) {
-    shmcoll_member_ctrl_t *mine = &ch->ctrl[ch->rank];
-    shmcoll_flag_store(&mine->post[step & 1].step, step);
-    if (ch->wake) shmcoll_shm_wake(&mine->post[step & 1].step, &mine->sleep);
+    shmcoll_flag_t *flag = &shmcoll_channel_post_block(ch, ch->rank, step)->step;
+    shmcoll_flag_store(flag, step);
+    if (ch->wake) shmcoll_shm_wake(flag, &ch->ctrl[ch->rank].sleep);
 }
 
 /* ---- Waiting forms of the tests (bounded: ch->waiter), for code that runs to completion ---- */
@@ -154,9 +186,6 @@ shmcoll_status_t shmcoll_channel_claim(shmcoll_channel_t *ch, uint64_t step);
 shmcoll_status_t shmcoll_channel_claim_one(shmcoll_channel_t *ch, uint64_t step, int reader);
 shmcoll_status_t shmcoll_channel_wait_post(shmcoll_channel_t *ch, int rank, uint64_t step);
 shmcoll_status_t shmcoll_channel_wait_all(shmcoll_channel_t *ch, uint64_t step);
-static inline shmcoll_status_t shmcoll_channel_wait_done(shmcoll_channel_t *ch, uint64_t step) {
-    return shmcoll_channel_claim(ch, step + 2);
-}
 
 /* Give up on the collective because of a failure this member found itself (not in a wait):
  * publishes it in the failure block so the others stop at once too, naming `culprit`. */
