@@ -57,8 +57,9 @@
  * calibrate.c, share_key), so each size band of theirs is measured on its own, as the others'
  * are; a new size is seen within the calls up to the next agreement. Not measured: communicators
  * under given tuning, the non-blocking and persistent forms: a non-blocking call follows the
- * verdict of its band's blocking calls where there is one, a persistent request takes the node
- * team's choice. */
+ * verdict of its band's blocking calls where there is one, and so does a persistent request, at
+ * its init (the MPI library's non-blocking collective at every start, or the verdict's row); the
+ * node team's choice where the band has none. */
 #ifndef SHMCOLL_MPI_CALIBRATE_H
 #define SHMCOLL_MPI_CALIBRATE_H
 
@@ -103,8 +104,9 @@ void shmcoll_mpi_calibrate_prepared(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_
  * verdict is agreed (a PMPI_Allreduce on the call's communicator, on every rank alike). */
 void shmcoll_mpi_calibrate_end(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn);
 
-/* A non-blocking call follows the verdict its band has (from the blocking calls of the same band
- * on the communicator, which every rank made alike), without being measured: NOT_SUPPORTED
+/* A non-blocking call, and a persistent request at its init, follows the verdict its band has
+ * (from the blocking calls of the same band on the communicator, which every rank made alike),
+ * without being measured: NOT_SUPPORTED
  * (call->reason) where it is the MPI library's, else OK with *row the row to ask for (NULL: the
  * node team's choice, also while the band has no verdict). */
 shmcoll_status_t shmcoll_mpi_calibrate_follow(shmcoll_mpi_call_t *call,

@@ -441,6 +441,16 @@ int shmcoll_mpi_request_init(const shmcoll_mpi_coll_desc_t *desc, const void *ma
     shmcoll_mpi_call_t *call = &op->call;
     shmcoll_status_t status =
         shmcoll_mpi_call_begin(call, desc, margs, comm, large, SHMCOLL_MPI_PERSISTENT);
+    /* The verdict the band's blocking calls measured on the communicator, where there is one
+     * (every rank has made the same calls, so every rank finds the same): a request of a band the
+     * MPI library serves faster is the MPI library's at every start (op_serve_theirs), one the
+     * group serves takes the verdict's row. A band without a verdict takes the node team's
+     * choice: starts are not measured (their completion may be found in MPI_Test, which must not
+     * wait for an agreement). */
+    const char *row = NULL;
+    const int measured_theirs =
+        status == SHMCOLL_OK && call->group &&
+        shmcoll_mpi_calibrate_follow(call, desc, margs, &row) == SHMCOLL_ERR_NOT_SUPPORTED;
     /* A group of its own (MPI_*_init is collective and nonlocal, ordered like the collectives of
      * the communicator, so its setup may communicate here): the request's lanes and slots are
      * its own, so ranks may start requests in different orders. It is set up now, even where the
@@ -463,8 +473,11 @@ int shmcoll_mpi_request_init(const shmcoll_mpi_coll_desc_t *desc, const void *ma
     if (starts_declined)
         status = shmcoll_mpi_call_reject(call, "started collectives across nodes go to the MPI "
                                                "library (blocking network steps)");
+    if (status == SHMCOLL_OK && measured_theirs)
+        status = shmcoll_mpi_call_reject(call, "measured: the MPI library's own is faster here");
     if (status == SHMCOLL_OK) status = shmcoll_mpi_call_prepare(call, desc, op->margs);
     if (status == SHMCOLL_OK) status = op_kernel_only(call);
+    call->args.row = row;
     if (status == SHMCOLL_ERR_NOT_SUPPORTED && held)
         return op_serve_theirs(op, desc, large, request);
     if (status == SHMCOLL_ERR_NOT_SUPPORTED) return op_decline(op, desc, margs, comm, large, how);
@@ -480,7 +493,7 @@ int shmcoll_mpi_request_init(const shmcoll_mpi_coll_desc_t *desc, const void *ma
     return op_publish(op, request);
 }
 
-/* Clears what prepare set, keeping what begin found. */
+/* Clears what prepare set, keeping what begin found and the row the init chose. */
 static void call_reset(shmcoll_mpi_call_t *call) {
     const shmcoll_mpi_call_t keep = *call;
     memset(call, 0, sizeof *call);
@@ -493,6 +506,7 @@ static void call_reset(shmcoll_mpi_call_t *call) {
     call->bytes = keep.bytes;
     call->share = keep.share;
     call->sizes = keep.sizes;
+    call->args.row = keep.args.row; /* the init's: the verdict its band had */
     call->unpack_skip = -1;
 }
 
