@@ -35,8 +35,8 @@ typedef struct shmcoll_bootstrap {
 /* Which collectives move large blocks single-copy (SHMCOLL_CMA). */
 typedef enum shmcoll_cma_use {
     SHMCOLL_CMA_OFF,  /* none: off, or the kernel refuses cross-memory attach */
-    SHMCOLL_CMA_AUTO, /* gather and scatter (the root's copies spread over the members), and
-                         allgather and alltoall while their buffers fit in cache */
+    SHMCOLL_CMA_AUTO, /* gather and scatter (the root's copies spread over the members),
+                         allgather and alltoall up to cma_max, bcast from 1 MiB (registry.c) */
     SHMCOLL_CMA_ALL,  /* every data-movement collective and bcast, at any size */
 } shmcoll_cma_use_t;
 

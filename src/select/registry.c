@@ -77,9 +77,17 @@ static double bcast_knomial_cost(const shmcoll_select_args_t *a, const shmcoll_s
 
 /* Single copy: the root exposes its buffer, every other member reads it with one system call:
  * DAV 2s(p-1), two synchronisations; all p-1 readers read the root's buffer. Where the team may
- * use cross-memory attach, SHMCOLL_CMA=all asks for it and the message reaches SHMCOLL_CMA_MIN. */
+ * use cross-memory attach: SHMCOLL_CMA=all asks for it from SHMCOLL_CMA_MIN, the default (auto)
+ * from 1 MiB, where the pipeline's copy-in and copy-out (DAV 4s for each reader's s) lost to the
+ * MPI library's single-copy rendezvous: p = 2, MPICH 4.0.2, 1 MiB and 2 MiB, the pipeline 0.78x
+ * and 0.75x the MPI library's time, single copy 1.04x and 1.03x (shmcoll-bench --coll bcast,
+ * SHMCOLL_TUNE forcing each row). */
+#define BCAST_SINGLE_AUTO_MIN ((size_t)1 << 20)
+
 static int bcast_single_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
-    return t->cma == SHMCOLL_CMA_ALL && a->bytes >= t->cma_min;
+    return (t->cma == SHMCOLL_CMA_ALL && a->bytes >= t->cma_min) ||
+           (t->cma == SHMCOLL_CMA_AUTO && a->bytes >= BCAST_SINGLE_AUTO_MIN &&
+            a->bytes >= t->cma_min);
 }
 
 static double bcast_single_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {

@@ -1,5 +1,6 @@
 /* Memory a job pays for its communicators: the proportional set size (Pss of
- * /proc/self/smaps_rollup, shared pages divided among the processes mapping them) before and after
+ * /proc/self/smaps_rollup, shared pages divided among the processes mapping them; its anonymous and
+ * shared-memory parts, see pss_kib) before and after
  * creating SHMCOLL_TEST_COMMS duplicates of MPI_COMM_WORLD (default 100) and running one allreduce
  * of SHMCOLL_TEST_BYTES bytes (default 8) on each, all of them kept alive until measured.
  *
@@ -8,9 +9,13 @@
  * MPI library itself (PMPI_Allreduce on a duplicate) whatever the library keeps for that size
  * (MPICH's temporary buffers stay in the heap: 8 MiB after a 16 MiB allreduce), which the
  * communicators that go to the MPI library would otherwise be charged with. With
- * SHMCOLL_TEST_PSS_LIMIT_KIB the test fails when any rank's growth exceeds it. Rank 0 prints one
- * line with the largest growth of any rank ("footprint: ...") and every rank's result is checked
- * against the sum of the inputs. */
+ * SHMCOLL_TEST_PSS_LIMIT_KIB the test fails when the ranks' mean growth exceeds it: what the job
+ * pays per rank. Not each rank's own: how a shared page's Pss divides among the ranks depends on
+ * which of them have it mapped, which the kernel's fault-around decides by timing (it maps a
+ * page's neighbours only where their owner has touched them already), so one rank's share of a
+ * team's segment of 2 MiB at p = 4 was 514 KiB in one run and 715 KiB in another, under load.
+ * Rank 0 prints one line with the mean and the largest growth ("footprint: ...") and every rank's
+ * result is checked against the sum of the inputs; a failure lists the mappings of the largest. */
 #include "mpi_check.h"
 
 #include <stdio.h>
@@ -22,19 +27,41 @@ static long env_long(const char *name, long fallback) {
     return text && *text ? strtol(text, NULL, 0) : fallback;
 }
 
-/* Pss of the whole process in KiB, or -1 when the kernel has no smaps_rollup. */
+/* Pss of the process's anonymous and shared memory in KiB (Pss_Anon + Pss_Shmem: what it
+ * allocated, not the libraries' pages, whose shares change as other jobs that map the same
+ * libraries start and end: a test running beside this one), the whole Pss where the kernel does
+ * not tell them apart, or -1 when it has no smaps_rollup. */
 static long pss_kib(void) {
     FILE *f = fopen("/proc/self/smaps_rollup", "r");
     if (!f) return -1;
     char line[256];
-    long kib = -1;
+    long kib = -1, anon = -1, shmem = -1, value;
     while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "Pss:", 4)) {
-            kib = strtol(line + 4, NULL, 10);
-            break;
-        }
+        if (sscanf(line, "Pss: %ld", &value) == 1)
+            kib = value;
+        else if (sscanf(line, "Pss_Anon: %ld", &value) == 1)
+            anon = value;
+        else if (sscanf(line, "Pss_Shmem: %ld", &value) == 1)
+            shmem = value;
     fclose(f);
+    if (anon >= 0 && shmem >= 0) kib = anon + shmem;
     return kib;
+}
+
+/* Where a rank's Pss is, for a failure's message: every mapping of at least 64 KiB of Pss. */
+static void print_mappings(void) {
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return;
+    char line[512], name[512] = "";
+    while (fgets(line, sizeof line, f)) {
+        long kib;
+        if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' ')) {
+            snprintf(name, sizeof name, "%s", line);
+            name[strcspn(name, "\n")] = '\0';
+        } else if (sscanf(line, "Pss: %ld kB", &kib) == 1 && kib >= 64)
+            printf("rank %d: Pss %ld KiB in %s\n", check_rank, kib, name);
+    }
+    fclose(f);
 }
 
 /* Pss of every rank at the same moment: each rank's share of a shared page depends on how many
@@ -76,16 +103,20 @@ int main(int argc, char **argv) {
         allreduce_check(in, out, count, comms[c]);
     }
     const long after = measure();
-    long growth = after - before, most = 0;
+    long growth = after - before, most = 0, total = 0;
     MPI_Allreduce(&growth, &most, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&growth, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    const long mean = total / check_size;
     CHECK(before >= 0, "no Pss in /proc/self/smaps_rollup");
-    if (limit >= 0)
-        CHECK(growth <= limit, "rank %d: Pss grew by %ld KiB for %ld communicators, limit %ld KiB",
-              check_rank, growth, ncomms, limit);
+    if (limit >= 0 &&
+        !CHECK(mean <= limit, "Pss grew by %ld KiB a rank for %ld communicators, limit %ld KiB",
+               mean, ncomms, limit) &&
+        growth == most)
+        print_mappings();
     if (check_rank == 0)
-        printf("footprint: p=%d comms=%ld bytes=%ld pss_before=%ld KiB growth=%ld KiB (largest of "
-               "any rank)\n",
-               check_size, ncomms, bytes, before, most);
+        printf("footprint: p=%d comms=%ld bytes=%ld pss_before=%ld KiB growth=%ld KiB a rank, "
+               "%ld KiB the largest\n",
+               check_size, ncomms, bytes, before, mean, most);
     for (long c = 0; c < ncomms; c++) MPI_Comm_free(&comms[c]);
     free(comms);
     free(in);
