@@ -241,8 +241,7 @@ static inline coll_bytes_t coll_send_blocks(const shmcoll_coll_args_t *a) {
 typedef struct coll_single {
     int pc;
     int i;
-    int exposed;       /* a block moves single-copy: the exposing member waits for the others */
-    int writes_buffer; /* scatter's root writes its buffer (pieces, displacements) */
+    int exposed; /* a block moves single-copy: the exposing member waits for the others */
     uint64_t step;
 } coll_single_t;
 

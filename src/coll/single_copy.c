@@ -246,19 +246,24 @@ shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_task_t *task, coll_single_t
     const int me = ch->rank;
     const size_t piece = coll_piece_per_member(ch->chunk, ch->size);
     const size_t tiny = SHMCOLL_INLINE_BYTES / (size_t)ch->size;
+    /* The root's step writes its buffer where a block goes to a piece of it, or a single-copy
+     * reader's displacement does (scatterv); derived again at every resumption, as cheap as
+     * keeping it. A reader's way follows from its own size. */
+    int writes_buffer = 0;
+    for (int q = 0; me == root && q < ch->size; q++) {
+        const size_t n = coll_bytes_count(blocks, q);
+        if (q == me || !n) continue;
+        const scatter_way_t way = scatter_way(team, ch, n, piece);
+        writes_buffer |= way == SCATTER_PIECE || (way == SCATTER_SINGLE && blocks->counts);
+    }
+    const scatter_way_t my_way =
+        me == root ? SCATTER_PIECE : scatter_way(team, ch, my_count, piece);
     SHMCOLL_RESUME_BEGIN(&c->pc);
     c->step = shmcoll_channel_next_step(ch);
     if (me == root) {
-        c->exposed = c->writes_buffer = 0;
-        for (int q = 0; q < ch->size; q++) {
-            const size_t n = coll_bytes_count(blocks, q);
-            if (q == me || !n) continue;
-            const scatter_way_t way = scatter_way(team, ch, n, piece);
-            c->exposed |= way == SCATTER_SINGLE;
-            c->writes_buffer |= way == SCATTER_PIECE || (way == SCATTER_SINGLE && blocks->counts);
-        }
         SHMCOLL_AWAIT(task, &c->pc,
-                      shmcoll_channel_test_claim_slot(ch, c->step, !c->writes_buffer, &task->wait));
+                      shmcoll_channel_test_claim_slot(ch, c->step, !writes_buffer, &task->wait));
+        c->exposed = 0;
         /* a single-copy reader's piece is free: its displacement goes there, where it fits */
         const size_t stride = blocks->counts && piece >= sizeof(size_t) ? piece : 0;
         char *slots = shmcoll_channel_buffer(ch, me, c->step);
@@ -269,6 +274,7 @@ shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_task_t *task, coll_single_t
             const char *block = sendbuf + coll_bytes_displ(blocks, q);
             switch (scatter_way(team, ch, n, piece)) {
             case SCATTER_SINGLE:
+                c->exposed = 1;
                 if (stride) memcpy(slots + (size_t)q * stride, &blocks->displs[q], sizeof(size_t));
                 break;
             case SCATTER_INLINE:
@@ -286,7 +292,7 @@ shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_task_t *task, coll_single_t
             SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_done(ch, c->step, &task->wait));
     } else if (!my_count) {
         shmcoll_channel_ack(ch, c->step);
-    } else if (scatter_way(team, ch, my_count, piece) == SCATTER_SINGLE) {
+    } else if (my_way == SCATTER_SINGLE) {
         SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_post(ch, root, c->step, &task->wait));
         uintptr_t from;
         SHMCOLL_CHECK(peer_block(task, root, c->step, me, blocks->bytes, &from));
@@ -296,7 +302,7 @@ shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_task_t *task, coll_single_t
         SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_post(ch, root, c->step, &task->wait));
         coll_copy_out(
             task, recvbuf,
-            scatter_way(team, ch, my_count, piece) == SCATTER_INLINE
+            my_way == SCATTER_INLINE
                 ? (const char *)shmcoll_channel_inline(ch, root, c->step) + (size_t)me * tiny
                 : (const char *)shmcoll_channel_buffer(ch, root, c->step) + (size_t)me * piece,
             my_count);

@@ -447,10 +447,10 @@ int shmcoll_mpi_request_init(const shmcoll_mpi_coll_desc_t *desc, const void *ma
      * group serves takes the verdict's row. A band without a verdict takes the node team's
      * choice: starts are not measured (their completion may be found in MPI_Test, which must not
      * wait for an agreement). */
-    const char *row = NULL;
-    const int measured_theirs =
-        status == SHMCOLL_OK && call->group &&
-        shmcoll_mpi_calibrate_follow(call, desc, margs, &row) == SHMCOLL_ERR_NOT_SUPPORTED;
+    const char *row = NULL, *measured_theirs = NULL; /* the verdict's reason, kept for below */
+    if (status == SHMCOLL_OK && call->group &&
+        shmcoll_mpi_calibrate_follow(call, desc, margs, &row) == SHMCOLL_ERR_NOT_SUPPORTED)
+        measured_theirs = call->reason;
     /* A group of its own (MPI_*_init is collective and nonlocal, ordered like the collectives of
      * the communicator, so its setup may communicate here): the request's lanes and slots are
      * its own, so ranks may start requests in different orders. It is set up now, even where the
@@ -474,7 +474,7 @@ int shmcoll_mpi_request_init(const shmcoll_mpi_coll_desc_t *desc, const void *ma
         status = shmcoll_mpi_call_reject(call, "started collectives across nodes go to the MPI "
                                                "library (blocking network steps)");
     if (status == SHMCOLL_OK && measured_theirs)
-        status = shmcoll_mpi_call_reject(call, "measured: the MPI library's own is faster here");
+        status = shmcoll_mpi_call_reject(call, measured_theirs);
     if (status == SHMCOLL_OK) status = shmcoll_mpi_call_prepare(call, desc, op->margs);
     if (status == SHMCOLL_OK) status = op_kernel_only(call);
     call->args.row = row;

@@ -85,9 +85,9 @@ static double bcast_knomial_cost(const shmcoll_select_args_t *a, const shmcoll_s
 #define BCAST_SINGLE_AUTO_MIN ((size_t)1 << 20)
 
 static int bcast_single_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
-    return (t->cma == SHMCOLL_CMA_ALL && a->bytes >= t->cma_min) ||
-           (t->cma == SHMCOLL_CMA_AUTO && a->bytes >= BCAST_SINGLE_AUTO_MIN &&
-            a->bytes >= t->cma_min);
+    return a->bytes >= t->cma_min &&
+           (t->cma == SHMCOLL_CMA_ALL ||
+            (t->cma == SHMCOLL_CMA_AUTO && a->bytes >= BCAST_SINGLE_AUTO_MIN));
 }
 
 static double bcast_single_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {

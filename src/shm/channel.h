@@ -134,13 +134,6 @@ static inline shmcoll_status_t shmcoll_channel_test_done(shmcoll_channel_t *ch, 
     return SHMCOLL_OK;
 }
 
-/* This member may write its slots of step `step`: its buffer of parity step&1 and its inline area
- * (every other member is done with step-2). */
-static inline shmcoll_status_t shmcoll_channel_test_claim(shmcoll_channel_t *ch, uint64_t step,
-                                                          shmcoll_wait_t *w) {
-    return step <= 2 ? SHMCOLL_OK : shmcoll_channel_test_done(ch, step - 2, w);
-}
-
 /* This member may write the slot of step `step` that `use_inline` names: when it is the inline
  * area, every other member need only be done with the step that used that post block before
  * (step-SHMCOLL_POST_RING). A step claimed so must write nothing to its buffer. */
@@ -148,6 +141,13 @@ static inline shmcoll_status_t shmcoll_channel_test_claim_slot(shmcoll_channel_t
                                                                int use_inline, shmcoll_wait_t *w) {
     const uint64_t lag = use_inline ? SHMCOLL_POST_RING : 2;
     return step <= lag ? SHMCOLL_OK : shmcoll_channel_test_done(ch, step - lag, w);
+}
+
+/* This member may write its slots of step `step`: its buffer of parity step&1 and its inline area
+ * (every other member is done with step-2). */
+static inline shmcoll_status_t shmcoll_channel_test_claim(shmcoll_channel_t *ch, uint64_t step,
+                                                          shmcoll_wait_t *w) {
+    return shmcoll_channel_test_claim_slot(ch, step, 0, w);
 }
 
 /* Like shmcoll_channel_test_claim, when the caller knows that since every member was last known
