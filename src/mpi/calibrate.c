@@ -27,6 +27,12 @@
 #define TRIAL_SHARE  0.025 /* ... so that the trials cost about this share of the band's time */
 #define PRUNE        2.0   /* another row this many times slower than the verdict sits out ... */
 #define PRUNE_ROUNDS 4     /* ... this many measurements (see prune) */
+#define PROBE_BYTES  ((size_t)16 << 10) /* bands probed first: from here (see probe_turn) */
+#define PROBE_CALLS  3 /* ... with this many calls of each way, the fastest counting */
+#define PROBE_SLOWER                                                                               \
+    1.5 /* shmcoll's way this many times slower in the probe sits out (probe_end) */
+#define PROBE_MPI    3.0 /* ... the MPI library's, this many times slower than shmcoll's */
+#define ROUND_SLOWER 1.2 /* a way this much slower after a round sits out the rest (round_end) */
 #define DRIFT        1.5 /* a band's watched calls (see watch) this much slower than measured ... */
 #define DRIFT_CALLS  2   /* ... this many times in a row: measured again at once (see watch) */
 #define AGREE_SHARE  0.005 /* agreements (watch, share_key) cost at most this share of the time */
@@ -66,6 +72,13 @@ typedef struct shmcoll_mpi_calib_band {
     uint8_t verdict;            /* the way that serves, once measured */
     uint8_t measured;           /* a verdict was reached before */
     uint8_t skip;               /* ways (bit w) this measurement leaves out (pruned) */
+    uint8_t skip_now;           /* ... and ways its probe left out (see probe_end) */
+    uint8_t probing;            /* 1 while the measurement's probe runs (see probe_turn) */
+    uint8_t probe_at;           /* the way the probe's next call runs */
+    uint8_t probe_again;        /* calls the probe's way in hand made */
+    uint8_t round;              /* timed rounds of the measurement so far (see round_end) */
+    uint8_t turn_k;             /* the round's block in hand: of the k-th way tried */
+    uint32_t in_block;          /* calls of that block so far */
     uint8_t skip_rounds;        /* measurements the pruned ways still sit out */
     uint8_t gap;                /* large bands measured again: blocks per trial block */
     uint8_t urgent;             /* measured again because the verdict drifted: not spread */
@@ -78,11 +91,12 @@ typedef struct shmcoll_mpi_calib_band {
     uint32_t watch_every;       /* one call in this many taking the verdict is watched (0: none) */
     const char *pick;           /* the node team's choice at the first call, for messages */
     const char *rows[MAX_WAYS]; /* way i's row (NULL: the node team's choice) */
-    double gain;           /* the verdict's time per call below the MPI library's (statistics) */
-    double settled;        /* the verdict's time per byte (the slowest rank's), watched against */
-    double agree_cost;     /* this rank's time of the last watched call's agreement */
-    double best[MAX_WAYS]; /* this rank's fastest timed block of each way, per call (0: none) */
-    double block;          /* the time of the current block's calls so far */
+    double gain;            /* the verdict's time per call below the MPI library's (statistics) */
+    double settled;         /* the verdict's time per byte (the slowest rank's), watched against */
+    double agree_cost;      /* this rank's time of the last watched call's agreement */
+    double best[MAX_WAYS];  /* this rank's fastest timed block of each way, per call (0: none) */
+    double probe[MAX_WAYS]; /* this rank's time of each way's probe call */
+    double block;           /* the time of the current block's calls so far */
 } calib_band_t;
 
 /* A communicator's (its state's calib). */
@@ -125,15 +139,20 @@ static uint32_t timed_blocks(size_t bytes) {
     return blocks > 1 ? (uint32_t)blocks : 1;
 }
 
-/* The candidates a measurement tries: all but the pruned (1 before they are found). */
+/* The ways (bit w) the measurement leaves out: pruned by earlier ones, or by its probe. */
+static unsigned left_out(const calib_band_t *band) {
+    return (unsigned)(band->skip | band->skip_now);
+}
+
+/* The candidates a measurement tries: all but the left out (1 before they are found). */
 static uint32_t tried_ways(const calib_band_t *band) {
-    return band->nways ? (uint32_t)(band->nways - __builtin_popcount(band->skip)) : 1u;
+    return band->nways ? (uint32_t)(band->nways - __builtin_popcount(left_out(band))) : 1u;
 }
 
 /* The k-th candidate a measurement tries. */
 static int tried_way(const calib_band_t *band, uint32_t k) {
     for (int w = 0; w < band->nways; w++)
-        if (!(band->skip >> w & 1) && k-- == 0) return w;
+        if (!(left_out(band) >> w & 1) && k-- == 0) return w;
     return 0; /* before the candidates are found */
 }
 
@@ -174,6 +193,17 @@ static uint32_t watch_interval(size_t bytes, double agree, double call) {
     return need <= every ? every : need >= sparsest ? sparsest : (uint32_t)need + 1;
 }
 
+/* A measurement from its first call: the candidates' times and the spread trials' count anew,
+ * opened by a probe where `probe` (see probe_turn). */
+static void measure_anew(calib_band_t *band, int probe) {
+    band->measuring = 1;
+    band->probing = (uint8_t)probe;
+    band->probe_at = band->probe_again = 0;
+    band->calls = band->spread = band->in_block = 0;
+    band->round = band->turn_k = 0;
+    for (int w = 0; w < MAX_WAYS; w++) band->best[w] = band->probe[w] = 0;
+}
+
 /* The communicator's measurement state, made on first use; NULL without memory. */
 static calib_t *calib_of(shmcoll_mpi_comm_t *state) {
     if (!state->calib) {
@@ -190,8 +220,8 @@ static calib_band_t *band_for(shmcoll_mpi_comm_t *state, shmcoll_mpi_coll_t coll
     calib_band_t **bands = &((calib_t *)state->calib)->bands[coll];
     if (!*bands && !(*bands = calloc(SHMCOLL_SELECT_BANDS, sizeof **bands))) return NULL;
     calib_band_t *band = &(*bands)[shmcoll_select_band(bytes)];
-    if (!band->interval) { /* new: measured first */
-        band->measuring = 1;
+    if (!band->interval && !band->measuring) { /* new: measured first */
+        measure_anew(band, bytes >= PROBE_BYTES);
         band->watch_every = watch_every(bytes);
     }
     return band;
@@ -202,13 +232,6 @@ static calib_band_t *band_for(shmcoll_mpi_comm_t *state, shmcoll_mpi_coll_t coll
  * while watching is on; every rank counts alike. */
 static int watched(const calib_band_t *band, uint32_t count) {
     return band->watch_every && !band->watch_off && count % band->watch_every == 0;
-}
-
-/* A measurement from its first call: the candidates' times and the spread trials' count anew. */
-static void measure_anew(calib_band_t *band) {
-    band->measuring = 1;
-    band->calls = band->spread = 0;
-    for (int w = 0; w < MAX_WAYS; w++) band->best[w] = 0;
 }
 
 /* The turn of a watched call: timed from here, against the verdict of the band's epoch. */
@@ -294,6 +317,83 @@ static shmcoll_status_t no_memory(shmcoll_mpi_call_t *call) {
     return shmcoll_team_fail(call->group->team, SHMCOLL_ERR_NO_MEMORY);
 }
 
+/* The MPI library's way is the verdict where its time is below this share of shmcoll's best:
+ * where it is faster by SHMCOLL_CALIBRATE_MARGIN percent (2; negative: slower by at most that
+ * much; 100 or more: never). */
+static double mpi_margin(void) {
+    return 1 - (double)shmcoll_config()->calibrate_margin / 100;
+}
+
+/* A measurement's probe: before its blocks, three calls of each candidate (not pruned by earlier
+ * measurements), each after a PMPI_Barrier and timed alone, then one PMPI_Allreduce (MAX over
+ * the ranks) of those times; a candidate far slower than the fastest sits out the measurement's
+ * blocks (probe_end). Every call of a slow candidate costs its excess over the best, and a
+ * benchmark that makes a hundred calls a size pays it in full: OSU-style rows (each call timed
+ * after a barrier, 100 calls from 16 KiB) of scatter lost 0.64x at 128-512 KiB with single copy
+ * the verdict, 11 us a call against the MPI library's 13, because the measurement's 24 calls of
+ * the pipeline row took 87 us each; a scan of 128 KiB ran at a quarter of its speed for the 24
+ * calls of the MPI library's, 20 times slower. Not below PROBE_BYTES: there a measurement's calls
+ * cost little, and the first calls of a communicator's collectives, often small, are slow on
+ * every way (an 8-byte bcast's pipeline took 0.62 us in its probe, 0.12 us in the loop after, and
+ * lost the band to the MPI library's 0.33 us). Starts the probe's next call: the candidate in
+ * turn (each way PROBE_CALLS times), timed from here to probe_end. */
+static shmcoll_status_t probe_turn(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes,
+                                   shmcoll_mpi_calib_turn_t *turn) {
+    *turn =
+        (shmcoll_mpi_calib_turn_t){.band = band, .way = band->probe_at, .probe = 1, .bytes = bytes};
+    call->quiet = 1;
+    PMPI_Barrier(call->comm);
+    turn->start = shmcoll_shm_now();
+    if (mpi_way(band, turn->way)) return shmcoll_mpi_call_reject(call, "probing the MPI library");
+    turn->row = band->rows[turn->way];
+    return SHMCOLL_OK;
+}
+
+/* A probe call has returned: the same way's next call, the next way's turn, or after the last the
+ * ways' times agreed (the fastest of each way's calls: its first calls of a size are often much
+ * slower: an 8-byte allreduce of the MPI library's took 32 us, against 0.3; a 16 KiB bcast's
+ * pipeline on a new communicator 6 us in each of its first two calls, which fault in the pages of
+ * its slots' two parities, and 2.3 us from the third), and left out of
+ * the measurement's blocks (skip_now): one of shmcoll's ways more than PROBE_SLOWER times slower
+ * than the fastest way (then also, as pruned rows are, out of the next PRUNE_ROUNDS measurements
+ * where it is more than PRUNE times slower than the verdict, see prune), the MPI library's more
+ * than PROBE_MPI times slower than the fastest of shmcoll's (the MPI library is the reference
+ * shmcoll must never be slower than: it is left out only where it is far slower). A left-out way
+ * keeps its probe's time as its best, for the verdict's message and the spread of later trials.
+ * Returns 1 when one way is left: it is the verdict, without turns. */
+static int probe_end(shmcoll_mpi_call_t *call, calib_band_t *band, int way) {
+    if (!band->nways) return 0; /* the candidates are not found yet: the first again */
+    if (++band->probe_again < PROBE_CALLS) return 0;
+    band->probe_again = 0;
+    int next = way + 1;
+    while (next < band->nways && (band->skip >> next & 1)) next++;
+    if (next < band->nways) {
+        band->probe_at = (uint8_t)next;
+        return 0;
+    }
+    const int n = band->nways;
+    double slowest[MAX_WAYS];
+    if (!agreed(call, PMPI_Allreduce(band->probe, slowest, n, MPI_DOUBLE, MPI_MAX, call->comm)))
+        return 0;
+    band->probing = 0;
+    double ours = 0; /* the fastest of shmcoll's ways */
+    for (int w = 0; w < n - 1; w++)
+        if (!(band->skip >> w & 1) && (ours == 0 || slowest[w] < ours)) ours = slowest[w];
+    /* The MPI library's time as the verdict weighs it (SHMCOLL_CALIBRATE_MARGIN, see settle) */
+    const double margin = mpi_margin(), theirs = margin > 0 ? slowest[n - 1] / margin : ours;
+    const double fastest = ours < theirs ? ours : theirs;
+    for (int w = 0; w < n; w++) {
+        const double limit = mpi_way(band, w) ? PROBE_MPI * margin * ours : PROBE_SLOWER * fastest;
+        if (!(band->skip >> w & 1) && slowest[w] > limit) {
+            band->skip_now |= (uint8_t)(1u << w);
+            band->best[w] = band->probe[w];
+        }
+    }
+    if (tried_ways(band) > 1) return 0;
+    for (int w = 0; w < n; w++) band->best[w] = band->probe[w];
+    return 1;
+}
+
 shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
                                              const shmcoll_mpi_coll_desc_t *desc, const void *margs,
                                              shmcoll_mpi_calib_turn_t *turn) {
@@ -322,7 +422,8 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
             band->countdown--;
             return take(call, band, band->verdict, turn);
         }
-        measure_anew(band); /* due: measured again */
+        /* due: measured again, probed unless a large band's trials are spread (see below) */
+        measure_anew(band, bytes >= PROBE_BYTES && (bytes < LARGE_BYTES || band->urgent));
     }
     if (band->calls == 0 && !band->measured) { /* given tuning (alike everywhere) replaces it */
         const shmcoll_tune_t *tune = shmcoll_tune_current();
@@ -346,21 +447,21 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
         if (watched(band, band->spread)) watch_turn(band, turn);
         return take(call, band, band->verdict, turn);
     }
-    /* Not settled: the candidates take turns, a block of calls each, after the warm-up; the first
-     * block (way 0) finds them. */
+    if (band->probing) return probe_turn(call, band, bytes, turn);
+    /* Not settled: the candidates take turns, a block of calls each, after the warm-up, in rounds
+     * (timed_blocks), the slow ones left out after each (see rounds_end). */
     const uint32_t i = band->calls++, per_block = block_calls(bytes);
-    const uint32_t ways = tried_ways(band), warm = warmup_calls(band, bytes);
-    const int timed = i >= warm;
-    const uint32_t at = timed ? i - warm : i; /* place among the timed (or warm-up) calls */
-    *turn = (shmcoll_mpi_calib_turn_t){.band = band,
-                                       .way = tried_way(band, at / per_block % ways),
-                                       .timed = timed,
-                                       .bytes = bytes};
-    turn->block_end = at % per_block == per_block - 1;
+    const int timed = i >= warmup_calls(band, bytes);
+    *turn = (shmcoll_mpi_calib_turn_t){
+        .band = band,
+        .way = tried_way(band, timed ? band->turn_k : i / per_block % tried_ways(band)),
+        .timed = timed,
+        .bytes = bytes};
+    turn->block_end = timed && band->in_block == per_block - 1;
     /* A line per turn would be timed with it (a log line through the launcher costs tens of
      * microseconds). */
     call->quiet = 1;
-    if (turn->timed && at % per_block == 0) { /* every rank starts a timed block together */
+    if (timed && band->in_block++ == 0) { /* every rank starts a timed block together */
         PMPI_Barrier(call->comm);
         band->block = 0;
     }
@@ -434,11 +535,12 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
         return;
     int verdict = 0; /* the fastest of shmcoll's rows tried, then against the MPI library's */
     for (int w = 1; w < n - 1; w++)
-        if (!(band->skip >> w & 1) && slowest[w] < slowest[verdict]) verdict = w;
-    /* The MPI library's way where faster by SHMCOLL_CALIBRATE_MARGIN percent (2) */
-    const double margin = 1 - (double)shmcoll_config()->calibrate_margin / 100;
-    if (slowest[n - 1] < margin * slowest[verdict]) verdict = n - 1;
+        if (!(left_out(band) >> w & 1) && slowest[w] < slowest[verdict]) verdict = w;
+    if (!(left_out(band) >> (n - 1) & 1) && slowest[n - 1] < mpi_margin() * slowest[verdict])
+        verdict = n - 1;
     prune(band, slowest, verdict);
+    const unsigned probed_out = band->skip_now; /* for the message: their time is one call's */
+    band->skip_now = 0;
     /* Large bands: measured again soon after, spread, the interval doubling while the verdict
      * holds (a verdict on few calls). */
     const uint32_t base = bytes >= LARGE_BYTES ? SPREAD * block_calls(bytes) * tried_ways(band)
@@ -467,7 +569,9 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     size_t at = 0;
     for (int w = 0; w < n && at < sizeof times; w++) {
         char time[32] = "left out"; /* a row pruned this time has no time on any rank */
-        if (slowest[w] > 0) snprintf(time, sizeof time, "%.2f us", 1e6 * slowest[w]);
+        if (slowest[w] > 0)
+            snprintf(time, sizeof time, "%.2f us%s", 1e6 * slowest[w],
+                     probed_out >> w & 1 ? " (left out early)" : "");
         at += (size_t)snprintf(times + at, sizeof times - at, "%s%s %s", w ? ", " : "",
                                way_name(band, w), time);
     }
@@ -516,7 +620,7 @@ static void watch(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
     } else {
         band->urgent = 1;
         if (band->measuring)
-            measure_anew(band); /* a spread measurement starts over, at once */
+            measure_anew(band, turn->bytes >= PROBE_BYTES); /* starts over, at once */
         else
             band->countdown = 0; /* measured at the next call, not spread */
     }
@@ -528,20 +632,53 @@ static void watch(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
                             theirs ? ", its trials spread" : "");
 }
 
+/* A timed round of a measurement with rounds to come has ended: the ways' best blocks so far
+ * agreed (one PMPI_Allreduce, MAX over the ranks), and a way more than ROUND_SLOWER times slower
+ * than the fastest sits out the rounds left (skip_now; its block so far is its time at the
+ * verdict). Each round of a candidate 1.5 times slower costs half its calls' time: a 128 KiB
+ * bcast whose pipeline row was 1.4 times the MPI library's ran its OSU-style row (100 calls, each
+ * after a barrier) at 0.92x. Returns 1 while more than one way is left (the next round), 0 when
+ * one is (the verdict) or the agreement failed (agreed). */
+static int round_end(shmcoll_mpi_call_t *call, calib_band_t *band) {
+    const int n = band->nways;
+    double slowest[MAX_WAYS];
+    if (!agreed(call, PMPI_Allreduce(band->best, slowest, n, MPI_DOUBLE, MPI_MAX, call->comm)))
+        return 0;
+    double fastest = 0;
+    for (int w = 0; w < n; w++)
+        if (!(left_out(band) >> w & 1) && (fastest == 0 || slowest[w] < fastest))
+            fastest = slowest[w];
+    for (int w = 0; w < n; w++)
+        if (!(left_out(band) >> w & 1) && slowest[w] > ROUND_SLOWER * fastest)
+            band->skip_now |= (uint8_t)(1u << w);
+    return tried_ways(band) > 1;
+}
+
 void shmcoll_mpi_calibrate_end(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
     if (turn->watched) watch(call, turn);
     calib_band_t *band = turn->band;
     if (!band) return;
-    if (turn->timed) { /* each call's own time, not the application's between calls */
-        band->block += shmcoll_shm_now() - turn->start;
-        if (turn->block_end) {
-            const double per_call = band->block / block_calls(turn->bytes);
-            double *best = &band->best[turn->way];
-            if (*best == 0 || per_call < *best) *best = per_call;
-        }
+    if (turn->probe) {
+        const double took = shmcoll_shm_now() - turn->start;
+        double *probe = &band->probe[turn->way];
+        if (*probe == 0 || took < *probe) *probe = took;
+        if (probe_end(call, band, turn->way)) settle(call, band, turn->bytes);
+        return;
     }
-    if (band->nways && band->calls >= measure_calls(band, turn->bytes))
-        settle(call, band, turn->bytes);
+    if (!turn->timed) return;
+    band->block += shmcoll_shm_now() - turn->start; /* the call's own time, not the application's */
+    if (!turn->block_end) return;
+    const double per_call = band->block / block_calls(turn->bytes);
+    double *best = &band->best[turn->way];
+    if (*best == 0 || per_call < *best) *best = per_call;
+    band->in_block = 0;
+    if (!band->nways || ++band->turn_k < tried_ways(band)) return; /* the round's next way */
+    band->turn_k = 0;
+    /* Rounds end with their slow ways left out from PROBE_BYTES (see probe_turn) */
+    if (++band->round < timed_blocks(turn->bytes) &&
+        (turn->bytes < PROBE_BYTES || round_end(call, band)))
+        return;
+    settle(call, band, turn->bytes);
 }
 
 shmcoll_status_t shmcoll_mpi_calibrate_follow(shmcoll_mpi_call_t *call,

@@ -28,14 +28,23 @@
  * PMPI_Allreduce (MAX over the ranks) gives every rank the same times and so the same verdict:
  * the fastest of shmcoll's candidates, or the MPI library's where it is faster by more than 2%
  * (SHMCOLL_CALIBRATE_MARGIN).
- * SHMCOLL_VERBOSE=1 logs every verdict with the candidates' times per call.
+ * From 16 KiB a measurement opens with a probe: three calls of each candidate, each after a
+ * PMPI_Barrier and timed alone, agreed in one PMPI_Allreduce; one of shmcoll's ways more than 1.5
+ * times slower than the fastest, and the MPI library's more than 3 times slower than shmcoll's
+ * fastest, sit out the turns (where one way is left, it is the verdict at once), and after each
+ * timed round but the last a way more than 1.2 times slower than the fastest sits out the rest:
+ * every call of a slow candidate costs its excess over the fastest, and a benchmark that makes a
+ * hundred calls of a size pays the measurement in full.
+ * SHMCOLL_VERBOSE=1 logs every verdict with the candidates' times per call ("left out early" for
+ * a way the probe or a round left out: its time is of those calls).
  *
  * Cost, bounded by size: SHMCOLL_CALIBRATE timed calls per candidate (and a warm-up block) up to
  * 1 MiB; from 1 MiB one block per candidate (a candidate twice as slow as the best costs one
  * block's time once), measured again 8 blocks per candidate later with the trials spread: one
  * block in 8 to 64, so that the trials of the candidates, at their last times, cost about 2.5% of
  * the band's time (a candidate more than twice as slow as the verdict sits out the next 4
- * measurements; the node team's choice and the MPI library's never do).
+ * measurements; the node team's choice and the MPI library's only for the measurement whose probe
+ * or round left them out).
  * Re-measuring: after a verdict the band is measured again after 64 times the calls its
  * measurement took (from 1 MiB: 8 blocks per candidate), an interval that doubles while the
  * verdict holds (up to 64 times its start, so that a change of the machine's state is seen) and
@@ -79,6 +88,7 @@ typedef struct shmcoll_mpi_calib_turn {
     struct shmcoll_mpi_calib_band *band; /* NULL: the call is not part of a measurement */
     int way;                             /* the candidate it runs */
     int timed;
+    int probe;       /* a call of the measurement's probe (calibrate.c, probe_turn) */
     int block_end;   /* the last call of its block */
     int settled;     /* the way is the band's verdict (or no measurement applies) */
     size_t bytes;    /* the call's key, where measurement applies */

@@ -3,12 +3,15 @@
  * choice, the other rows of the kind that serve the call, the MPI library's own (always last) — a
  * warm-up round and then SHMCOLL_CALIBRATE / 4 timed rounds; then the verdict's way serves every
  * call of the band, the same on every rank, until the band is measured again after 64 times the
- * calls its measurement took; another row measured more than 2 times as slow as the verdict sits
- * out the next measurements (the node team's choice and the MPI library's never do).
+ * calls its turns took; another row measured more than 2 times as slow as the verdict sits out the
+ * next measurements (the node team's choice and the MPI library's never do). From 16 KiB the
+ * turns follow a probe: three calls of each candidate, the MPI library's last, and only the
+ * candidates it kept take turns (none when it kept one).
  *
- * Run with SHMCOLL_CALIBRATE=4: with n candidates, call c of a band is the MPI library's when
- * (c / 4) % n == n - 1, for c < 8n; then the verdict's way for 64 x 8n calls; then the turns again,
- * of n2 candidates (n minus those left out; the MPI library's block still the last of a turn).
+ * Run with SHMCOLL_CALIBRATE=4 (one timed round): with n candidates, call c of a band below 16
+ * KiB is the MPI library's when (c / 4) % n == n - 1, for c < 8n; then the verdict's way for
+ * 64 x 8n calls; then the turns again, of n2 candidates (n minus those left out; the MPI
+ * library's block still the last of a turn).
  * Which way a call took shows in this rank's DAV (shmcoll_stats_dav): shmcoll's ways move bytes
  * through shared memory on every rank of the shapes run here, the MPI library's none. Two bands of
  * allreduce (two candidates: reductions have no alternative rows) and one of bcast are called
@@ -27,6 +30,8 @@
 #define SMALL   8    /* doubles */
 #define LARGE   2048 /* doubles: another band */
 #define BANDS   3
+#define PROBED  16384 /* bytes: bands from here are probed first (calibrate.c, PROBE_BYTES) */
+#define PROBE   3     /* ... with this many calls of each way (PROBE_CALLS) */
 
 typedef int (*dav_fn)(MPI_Comm, unsigned long long *);
 
@@ -62,9 +67,9 @@ static int candidates(const char *ours, int calls) {
     return n;
 }
 
-/* The calls of one band: `ours[c]` whether call c took one of shmcoll's ways. The candidates,
- * the turns, the settled way, and the turns again (of as many candidates or fewer). */
-static void check_band(int b, const char *ours, int calls) {
+/* The calls of a band below PROBED (`ours[c]`: whether call c took one of shmcoll's ways): the
+ * candidates, the turns, the settled way, and the turns again (of as many candidates or fewer). */
+static void check_turns(int b, const char *ours, int calls) {
     const int n = candidates(ours, calls);
     CHECK(n >= 2 && n <= 4, "band %d: %d candidates", b, n);
     const int measure = n * BLOCK * (1 + TIMED / BLOCK), settled = RECHECK * measure;
@@ -95,6 +100,56 @@ static void check_band(int b, const char *ours, int calls) {
                ours[measure] ? "shmcoll" : "the MPI library");
 }
 
+/* The length of the run of calls from c that took the same way as call c. */
+static int run_from(const char *ours, int c, int calls) {
+    int end = c;
+    while (end < calls && ours[end] == ours[c]) end++;
+    return end - c;
+}
+
+/* A measurement's probe at call c (calibrate.c, probe_turn): PROBE calls of each of shmcoll's
+ * candidates not pruned, then PROBE of the MPI library's; returns shmcoll's calls (0: none). */
+static int probe_at(const char *ours, int c, int calls) {
+    const int mine = ours[c] ? run_from(ours, c, calls) : 0;
+    if (mine < PROBE || mine > 3 * PROBE || mine % PROBE || c + mine + PROBE > calls) return 0;
+    for (int i = 0; i < PROBE; i++)
+        if (ours[c + mine + i]) return 0;
+    return mine;
+}
+
+/* The calls of a band from PROBED: the probe, the turns in blocks, the verdict's run of calls,
+ * and the next measurement's probe. Which ways the probe leaves out depends on their times, so the
+ * turns' number is not fixed (none when the probe left one way): the verdict's run begins by the
+ * end of the turns of every candidate, and lasts at least 64 times the calls of two candidates'
+ * turns. */
+static void check_probed(int b, const char *ours, int calls) {
+    const int mine = probe_at(ours, 0, calls), n = mine / PROBE + 1;
+    if (!CHECK(mine > 0, "band %d: no probe (%d of shmcoll's calls, then the MPI library's two)", b,
+               mine))
+        return;
+    const int turns = mine + PROBE;                                 /* the first turn's call */
+    const int shortest = RECHECK * 2 * BLOCK * (1 + TIMED / BLOCK); /* two candidates */
+    int verdict = -1;
+    for (int c = turns; c <= turns + n * BLOCK * (1 + TIMED / BLOCK) && verdict < 0; c++)
+        if (run_from(ours, c, calls) >= shortest) verdict = c;
+    if (!CHECK(verdict >= 0, "band %d: no verdict's run of %d calls after the turns", b, shortest))
+        return;
+    /* The run ends where the next probe's calls take the other way: a verdict of shmcoll's runs
+     * into the probe's calls of shmcoll's and ends at the MPI library's two. */
+    const int end = verdict + run_from(ours, verdict, calls);
+    int next = -1;
+    if (!ours[verdict]) next = end;
+    for (int m = PROBE; ours[verdict] && m <= mine && end - m >= verdict; m += PROBE)
+        if (probe_at(ours, end - m, calls) == m) next = end - m;
+    if (!CHECK(end < calls && next >= 0 && probe_at(ours, next, calls) > 0,
+               "band %d: the verdict's run (calls %d-%d) is not followed by a probe", b, verdict,
+               end))
+        return;
+    if (check_rank == 0)
+        printf("band %d: %d candidates, %s's way from call %d, measured again at call %d\n", b, n,
+               ours[verdict] ? "shmcoll" : "the MPI library", verdict, next);
+}
+
 int main(int argc, char **argv) {
     check_init(&argc, &argv);
     dav_fn dav = (dav_fn)dlsym(RTLD_DEFAULT, "shmcoll_stats_dav");
@@ -119,7 +174,9 @@ int main(int argc, char **argv) {
                        "band %d call %d: rank %d took another way than %d", i / calls, i % calls, r,
                        check_rank))
                 break;
-    for (int b = 0; b < BANDS; b++) check_band(b, ours + b * calls, calls);
+    for (int b = 0; b < BANDS; b++)
+        (b == 1 && LARGE * sizeof(double) >= PROBED ? check_probed
+                                                    : check_turns)(b, ours + b * calls, calls);
     free(ours);
     free(all);
     return check_finish("test_calibrate");

@@ -90,8 +90,9 @@ typedef struct shmcoll_bench_options {
     int csv;              /* machine-readable output */
     const char *csv_file; /* --csv-file: the rows as CSV in this file too (table on stdout) */
     shmcoll_bench_form_t form;
-    int overlap;   /* non-blocking: also the OSU-style overlap of every row */
-    int alloc_mem; /* buffers from MPI_Alloc_mem (shmcoll's shared heap) instead of malloc */
+    int overlap;      /* non-blocking: also the OSU-style overlap of every row */
+    int alloc_mem;    /* buffers from MPI_Alloc_mem (shmcoll's shared heap) instead of malloc */
+    long first_calls; /* >0: the first calls of fresh communicators, each timed alone (measure.c) */
 } shmcoll_bench_options_t;
 
 /* One measured case: a collective at one message size. The counts and displacements of this

@@ -18,6 +18,12 @@
  * Every loop, warm-up and calibration included, ends with a check of its last iteration's result
  * on the ranks that receive one (expect.c); a wrong result aborts the job naming the case.
  *
+ * First calls (--first-calls N), as OSU-style benchmarks time a size: every loop runs on a fresh
+ * duplicate of the communicator, N/10 untimed calls and then N calls, each timed alone after a
+ * PMPI_Barrier; no calibration, `rounds` loops per implementation alternating as above. So the
+ * rows include what a communicator's first calls of a size cost (shmcoll's measurement of its
+ * ways, the MPI library's first uses), which the calibrated loops leave out. No DAV column.
+ *
  * Forms (--form): a non-blocking call is timed from its post to the end of its MPI_Wait; a
  * persistent one is created once per case and implementation (not timed) and timed from its
  * MPI_Start to the end of its MPI_Wait.
@@ -115,6 +121,29 @@ static double timed_loop(const shmcoll_bench_case_t *c, shmcoll_bench_impl_t imp
     return seconds;
 }
 
+/* --first-calls: one loop on a fresh duplicate of the case's communicator (see the top); returns
+ * this rank's seconds in the timed calls. */
+static double first_calls_loop(const shmcoll_bench_case_t *c_, shmcoll_bench_impl_t impl,
+                               long calls) {
+    shmcoll_bench_case_t fresh = *c_, *c = &fresh;
+    MPI_Comm_dup(c_->comm, &fresh.comm); /* through shmcoll: it knows the communicator anew */
+    const long untimed = calls / 10;
+    unsigned long tag = next_tag;
+    next_tag += c->cache_bust ? (unsigned long)(untimed + calls) : 1;
+    prepare(c, tag);
+    double seconds = 0;
+    for (long i = -untimed; i < calls; i++) {
+        if (c->cache_bust && i > -untimed) write_input(c, ++tag); /* +cb rows: not timed */
+        PMPI_Barrier(c->comm);
+        const double start = PMPI_Wtime();
+        call_or_abort(c, impl);
+        if (i >= 0) seconds += PMPI_Wtime() - start;
+    }
+    check_result(c, impl, tag);
+    MPI_Comm_free(&fresh.comm);
+    return seconds;
+}
+
 /* Iterations per timed loop so that the slower implementation takes about `target` seconds.
  * The rate is the best seen over probes long enough to time (>= 1 ms), and at least two such
  * probes are taken: one loop stalled by a descheduled rank must not shrink the count to a few
@@ -200,13 +229,16 @@ void shmcoll_bench_measure_run(const shmcoll_bench_case_t *c_, const shmcoll_ben
     shmcoll_bench_case_t case_copy = *c_, *c = &case_copy;
     mpi_wrong = 0;
     if (c->form == SHMCOLL_BENCH_FORM_PERSISTENT) persistent_create(c);
-    /* Calibration starts with single calls, which warm up further. */
-    long warmup = o->iters ? (o->iters + 9) / 10 : 1;
-    timed_loop(c, SHMCOLL_BENCH_IMPL_MPI, warmup);
-    timed_loop(c, SHMCOLL_BENCH_IMPL_SHMCOLL, warmup);
-    long iters = o->iters ? o->iters : calibrate(c, shmcoll_bench_options_target(o, c->coll));
+    long iters = o->first_calls;
+    if (!iters) {
+        /* Calibration starts with single calls, which warm up further. */
+        long warmup = o->iters ? (o->iters + 9) / 10 : 1;
+        timed_loop(c, SHMCOLL_BENCH_IMPL_MPI, warmup);
+        timed_loop(c, SHMCOLL_BENCH_IMPL_SHMCOLL, warmup);
+        iters = o->iters ? o->iters : calibrate(c, shmcoll_bench_options_target(o, c->coll));
+    }
     int rounds = o->rounds;
-    if (!o->iters && (long)rounds * iters < SHMCOLL_BENCH_MIN_CALLS) {
+    if (!o->iters && !o->first_calls && (long)rounds * iters < SHMCOLL_BENCH_MIN_CALLS) {
         rounds = (int)((SHMCOLL_BENCH_MIN_CALLS + iters - 1) / iters);
         rounds += rounds % 2;
     }
@@ -214,13 +246,15 @@ void shmcoll_bench_measure_run(const shmcoll_bench_case_t *c_, const shmcoll_ben
     /* The DAV counter only grows in shmcoll's calls, so its growth over the whole run of timed
      * loops (the MPI library's loops add nothing) divided by the calls is the DAV per call. */
     unsigned long long dav_start, dav_end;
-    int dav_known = dav_read(c, &dav_start);
+    int dav_known = !o->first_calls && dav_read(c, &dav_start);
     double seconds[SHMCOLL_BENCH_NIMPL] = {0, 0};
     for (int r = 0; r < rounds; r++) {
         shmcoll_bench_impl_t first = r % 2 ? SHMCOLL_BENCH_IMPL_SHMCOLL : SHMCOLL_BENCH_IMPL_MPI;
         shmcoll_bench_impl_t second = r % 2 ? SHMCOLL_BENCH_IMPL_MPI : SHMCOLL_BENCH_IMPL_SHMCOLL;
-        seconds[first] += timed_loop(c, first, iters);
-        seconds[second] += timed_loop(c, second, iters);
+        seconds[first] +=
+            o->first_calls ? first_calls_loop(c, first, iters) : timed_loop(c, first, iters);
+        seconds[second] +=
+            o->first_calls ? first_calls_loop(c, second, iters) : timed_loop(c, second, iters);
     }
     dav_known = dav_read(c, &dav_end) && dav_known;
     const double calls = (double)iters * rounds;

@@ -115,6 +115,10 @@ static void usage(FILE *out) {
         "  --alloc-mem      allocate the buffers with MPI_Alloc_mem (shmcoll serves it from\n"
         "                   its shared heap, where collectives move each block once; both\n"
         "                   columns use the same buffers); default: malloc\n"
+        "  --first-calls N  time the first calls on a communicator, as OSU-style benchmarks\n"
+        "                   do: every loop on a fresh duplicate of MPI_COMM_WORLD, N/10\n"
+        "                   untimed calls, then N calls each timed alone after a barrier\n"
+        "                   (shmcoll's measurement of its ways included); no calibration\n"
         "  --csv            machine-readable output: CSV instead of the table\n"
         "  --csv-file FILE  also write the results as CSV to FILE (the table, or --csv,\n"
         "                   still goes to standard output); shmcoll-bench-plot draws it\n"
@@ -216,6 +220,7 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
                                              {"form", required_argument, NULL, 'x'},
                                              {"overlap", no_argument, NULL, 'O'},
                                              {"alloc-mem", no_argument, NULL, 'A'},
+                                             {"first-calls", required_argument, NULL, 'P'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     *o = (shmcoll_bench_options_t){.min_size = 8,
@@ -299,6 +304,11 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
         case 'A':
             o->alloc_mem = 1;
             break;
+        case 'P':
+            o->first_calls = strtol(optarg, &end, 10);
+            if (*end || o->first_calls < 1)
+                return fail(rank, "--first-calls must be a positive integer", optarg);
+            break;
         case 'F':
             if (rank == 0) {
                 char text[512];
@@ -319,5 +329,7 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
     if (o->min_size > o->max_size) return fail(rank, "--min-size exceeds --max-size", NULL);
     if (o->overlap && o->form != SHMCOLL_BENCH_FORM_NONBLOCKING)
         return fail(rank, "--overlap needs --form nonblocking", NULL);
+    if (o->first_calls && (o->iters || o->overlap || o->form != SHMCOLL_BENCH_FORM_BLOCKING))
+        return fail(rank, "--first-calls goes with none of --iters, --overlap, --form", NULL);
     return 0;
 }

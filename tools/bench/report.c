@@ -84,7 +84,10 @@ static void header(FILE *out, int csv, const shmcoll_bench_options_t *o, int npr
             nprocs, library, shmcoll_version(), load);
     fprintf(out, "%smachine: %s\n", lead, machine);
     char loops[96];
-    if (o->iters)
+    if (o->first_calls)
+        snprintf(loops, sizeof loops, "first %ld calls (after %ld untimed) of fresh communicators",
+                 o->first_calls, o->first_calls / 10);
+    else if (o->iters)
         snprintf(loops, sizeof loops, "%ld iterations per loop", o->iters);
     else if (o->target > 0)
         snprintf(loops, sizeof loops, "loops calibrated to %g s", o->target);
