@@ -10,6 +10,7 @@
 #include "select/tune.h"
 #include "shm/wait.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -324,6 +325,14 @@ static double mpi_margin(void) {
     return 1 - (double)shmcoll_config()->calibrate_margin / 100;
 }
 
+/* The MPI library's time in `times` (the ranks' agreed times of the ways) as the verdict weighs
+ * it against shmcoll's: divided by mpi_margin (infinite where that is not positive: never the
+ * verdict). */
+static void weigh_mpi(const calib_band_t *band, double *times) {
+    const double margin = mpi_margin();
+    times[band->nways - 1] = margin > 0 ? times[band->nways - 1] / margin : HUGE_VAL;
+}
+
 /* A measurement's probe: before its blocks, three calls of each candidate (not pruned by earlier
  * measurements), each after a PMPI_Barrier and timed alone, then one PMPI_Allreduce (MAX over
  * the ranks) of those times; a candidate far slower than the fastest sits out the measurement's
@@ -362,7 +371,10 @@ static shmcoll_status_t probe_turn(shmcoll_mpi_call_t *call, calib_band_t *band,
  * keeps its probe's time as its best, for the verdict's message and the spread of later trials.
  * Returns 1 when one way is left: it is the verdict, without turns. */
 static int probe_end(shmcoll_mpi_call_t *call, calib_band_t *band, int way) {
-    if (!band->nways) return 0; /* the candidates are not found yet: the first again */
+    if (!band->nways) { /* the call found no candidates (its prepare failed): turns, as before */
+        band->probing = 0;
+        return 0;
+    }
     if (++band->probe_again < PROBE_CALLS) return 0;
     band->probe_again = 0;
     int next = way + 1;
@@ -376,14 +388,13 @@ static int probe_end(shmcoll_mpi_call_t *call, calib_band_t *band, int way) {
     if (!agreed(call, PMPI_Allreduce(band->probe, slowest, n, MPI_DOUBLE, MPI_MAX, call->comm)))
         return 0;
     band->probing = 0;
+    weigh_mpi(band, slowest);
     double ours = 0; /* the fastest of shmcoll's ways */
     for (int w = 0; w < n - 1; w++)
         if (!(band->skip >> w & 1) && (ours == 0 || slowest[w] < ours)) ours = slowest[w];
-    /* The MPI library's time as the verdict weighs it (SHMCOLL_CALIBRATE_MARGIN, see settle) */
-    const double margin = mpi_margin(), theirs = margin > 0 ? slowest[n - 1] / margin : ours;
-    const double fastest = ours < theirs ? ours : theirs;
+    const double fastest = ours < slowest[n - 1] ? ours : slowest[n - 1];
     for (int w = 0; w < n; w++) {
-        const double limit = mpi_way(band, w) ? PROBE_MPI * margin * ours : PROBE_SLOWER * fastest;
+        const double limit = mpi_way(band, w) ? PROBE_MPI * ours : PROBE_SLOWER * fastest;
         if (!(band->skip >> w & 1) && slowest[w] > limit) {
             band->skip_now |= (uint8_t)(1u << w);
             band->best[w] = band->probe[w];
@@ -449,7 +460,7 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
     }
     if (band->probing) return probe_turn(call, band, bytes, turn);
     /* Not settled: the candidates take turns, a block of calls each, after the warm-up, in rounds
-     * (timed_blocks), the slow ones left out after each (see rounds_end). */
+     * (timed_blocks), the slow ones left out after each (see round_end). */
     const uint32_t i = band->calls++, per_block = block_calls(bytes);
     const int timed = i >= warmup_calls(band, bytes);
     *turn = (shmcoll_mpi_calib_turn_t){
@@ -539,7 +550,7 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     if (!(left_out(band) >> (n - 1) & 1) && slowest[n - 1] < mpi_margin() * slowest[verdict])
         verdict = n - 1;
     prune(band, slowest, verdict);
-    const unsigned probed_out = band->skip_now; /* for the message: their time is one call's */
+    const unsigned early = band->skip_now; /* for the message: their time is of fewer calls */
     band->skip_now = 0;
     /* Large bands: measured again soon after, spread, the interval doubling while the verdict
      * holds (a verdict on few calls). */
@@ -571,7 +582,7 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
         char time[32] = "left out"; /* a row pruned this time has no time on any rank */
         if (slowest[w] > 0)
             snprintf(time, sizeof time, "%.2f us%s", 1e6 * slowest[w],
-                     probed_out >> w & 1 ? " (left out early)" : "");
+                     early >> w & 1 ? " (left out early)" : "");
         at += (size_t)snprintf(times + at, sizeof times - at, "%s%s %s", w ? ", " : "",
                                way_name(band, w), time);
     }
@@ -633,8 +644,9 @@ static void watch(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
 }
 
 /* A timed round of a measurement with rounds to come has ended: the ways' best blocks so far
- * agreed (one PMPI_Allreduce, MAX over the ranks), and a way more than ROUND_SLOWER times slower
- * than the fastest sits out the rounds left (skip_now; its block so far is its time at the
+ * agreed (one PMPI_Allreduce, MAX over the ranks; the MPI library's weighed as the verdict weighs
+ * it, weigh_mpi), and a way more than ROUND_SLOWER times slower than the fastest sits out the
+ * rounds left (skip_now; its block so far is its time at the
  * verdict). Each round of a candidate 1.5 times slower costs half its calls' time: a 128 KiB
  * bcast whose pipeline row was 1.4 times the MPI library's ran its OSU-style row (100 calls, each
  * after a barrier) at 0.92x. Returns 1 while more than one way is left (the next round), 0 when
@@ -644,6 +656,7 @@ static int round_end(shmcoll_mpi_call_t *call, calib_band_t *band) {
     double slowest[MAX_WAYS];
     if (!agreed(call, PMPI_Allreduce(band->best, slowest, n, MPI_DOUBLE, MPI_MAX, call->comm)))
         return 0;
+    weigh_mpi(band, slowest);
     double fastest = 0;
     for (int w = 0; w < n; w++)
         if (!(left_out(band) >> w & 1) && (fastest == 0 || slowest[w] < fastest))
