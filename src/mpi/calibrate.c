@@ -29,9 +29,8 @@
 #define PRUNE        2.0   /* another row this many times slower than the verdict sits out ... */
 #define PRUNE_ROUNDS 4     /* ... this many measurements (see prune) */
 #define PROBE_BYTES  ((size_t)16 << 10) /* bands probed first: from here (see probe_turn) */
-#define PROBE_CALLS  3 /* ... with this many calls of each way, the fastest counting */
-#define PROBE_SLOWER                                                                               \
-    1.5 /* shmcoll's way this many times slower in the probe sits out (probe_end) */
+#define PROBE_CALLS  3   /* ... with this many calls of each way, the fastest counting */
+#define PROBE_SLOWER 1.5 /* shmcoll's way this much slower in the probe sits out (probe_end) */
 #define PROBE_MPI    3.0 /* ... the MPI library's, this many times slower than shmcoll's */
 #define ROUND_SLOWER 1.2 /* a way this much slower after a round sits out the rest (round_end) */
 #define DRIFT        1.5 /* a band's watched calls (see watch) this much slower than measured ... */
@@ -168,7 +167,9 @@ static uint32_t warmup_calls(const calib_band_t *band, size_t bytes) {
     return tried_ways(band) * block_calls(bytes);
 }
 
-/* Calls of a measurement: the warm-up and the timed blocks of every candidate it tries. */
+/* Calls of a measurement's turns: the warm-up and the timed blocks of every candidate not pruned
+ * (no probe, no way left out during it); the band's interval between measurements counts in
+ * these. */
 static uint32_t measure_calls(const calib_band_t *band, size_t bytes) {
     return warmup_calls(band, bytes) + tried_ways(band) * block_calls(bytes) * timed_blocks(bytes);
 }
@@ -325,12 +326,25 @@ static double mpi_margin(void) {
     return 1 - (double)shmcoll_config()->calibrate_margin / 100;
 }
 
-/* The MPI library's time in `times` (the ranks' agreed times of the ways) as the verdict weighs
- * it against shmcoll's: divided by mpi_margin (infinite where that is not positive: never the
- * verdict). */
-static void weigh_mpi(const calib_band_t *band, double *times) {
+/* The ways' times `mine` (this rank's) agreed into `times`: the slowest rank's (PMPI_Allreduce,
+ * MAX), the MPI library's weighed as the verdict weighs it against shmcoll's (divided by
+ * mpi_margin; infinite where that is not positive: never the verdict). 0 when the agreement
+ * failed (agreed). */
+static int agree_times(shmcoll_mpi_call_t *call, const calib_band_t *band, const double *mine,
+                       double *times) {
+    const int n = band->nways;
+    if (!agreed(call, PMPI_Allreduce(mine, times, n, MPI_DOUBLE, MPI_MAX, call->comm))) return 0;
     const double margin = mpi_margin();
-    times[band->nways - 1] = margin > 0 ? times[band->nways - 1] / margin : HUGE_VAL;
+    times[n - 1] = margin > 0 ? times[n - 1] / margin : HUGE_VAL;
+    return 1;
+}
+
+/* The fastest of `times` over the ways below `upto` not in `out` (bit w; 0: none). */
+static double fastest_of(const double *times, int upto, unsigned out) {
+    double fastest = 0;
+    for (int w = 0; w < upto; w++)
+        if (!(out >> w & 1) && (fastest == 0 || times[w] < fastest)) fastest = times[w];
+    return fastest;
 }
 
 /* A measurement's probe: before its blocks, three calls of each candidate (not pruned by earlier
@@ -385,14 +399,10 @@ static int probe_end(shmcoll_mpi_call_t *call, calib_band_t *band, int way) {
     }
     const int n = band->nways;
     double slowest[MAX_WAYS];
-    if (!agreed(call, PMPI_Allreduce(band->probe, slowest, n, MPI_DOUBLE, MPI_MAX, call->comm)))
-        return 0;
+    if (!agree_times(call, band, band->probe, slowest)) return 0;
     band->probing = 0;
-    weigh_mpi(band, slowest);
-    double ours = 0; /* the fastest of shmcoll's ways */
-    for (int w = 0; w < n - 1; w++)
-        if (!(band->skip >> w & 1) && (ours == 0 || slowest[w] < ours)) ours = slowest[w];
-    const double fastest = ours < slowest[n - 1] ? ours : slowest[n - 1];
+    const double ours = fastest_of(slowest, n - 1, band->skip); /* shmcoll's fastest */
+    const double fastest = fastest_of(slowest, n, band->skip);
     for (int w = 0; w < n; w++) {
         const double limit = mpi_way(band, w) ? PROBE_MPI * ours : PROBE_SLOWER * fastest;
         if (!(band->skip >> w & 1) && slowest[w] > limit) {
@@ -644,24 +654,17 @@ static void watch(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
 }
 
 /* A timed round of a measurement with rounds to come has ended: the ways' best blocks so far
- * agreed (one PMPI_Allreduce, MAX over the ranks; the MPI library's weighed as the verdict weighs
- * it, weigh_mpi), and a way more than ROUND_SLOWER times slower than the fastest sits out the
- * rounds left (skip_now; its block so far is its time at the
- * verdict). Each round of a candidate 1.5 times slower costs half its calls' time: a 128 KiB
+ * agreed (agree_times, the MPI library's weighed with the margin), and a way more than ROUND_SLOWER
+ * times slower than the fastest sits out the rounds left (skip_now; its block so far is its time at
+ * the verdict). Each round of a candidate 1.5 times slower costs half its calls' time: a 128 KiB
  * bcast whose pipeline row was 1.4 times the MPI library's ran its OSU-style row (100 calls, each
  * after a barrier) at 0.92x. Returns 1 while more than one way is left (the next round), 0 when
  * one is (the verdict) or the agreement failed (agreed). */
 static int round_end(shmcoll_mpi_call_t *call, calib_band_t *band) {
-    const int n = band->nways;
     double slowest[MAX_WAYS];
-    if (!agreed(call, PMPI_Allreduce(band->best, slowest, n, MPI_DOUBLE, MPI_MAX, call->comm)))
-        return 0;
-    weigh_mpi(band, slowest);
-    double fastest = 0;
-    for (int w = 0; w < n; w++)
-        if (!(left_out(band) >> w & 1) && (fastest == 0 || slowest[w] < fastest))
-            fastest = slowest[w];
-    for (int w = 0; w < n; w++)
+    if (!agree_times(call, band, band->best, slowest)) return 0;
+    const double fastest = fastest_of(slowest, band->nways, left_out(band));
+    for (int w = 0; w < band->nways; w++)
         if (!(left_out(band) >> w & 1) && slowest[w] > ROUND_SLOWER * fastest)
             band->skip_now |= (uint8_t)(1u << w);
     return tried_ways(band) > 1;

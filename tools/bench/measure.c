@@ -95,28 +95,36 @@ static void check_result(const shmcoll_bench_case_t *c, shmcoll_bench_impl_t imp
     mpi_wrong |= shmcoll_bench_expect_check(c, impl, tag);
 }
 
+/* One checked loop of `untimed` and then `iters` calls, each timed alone after a PMPI_Barrier
+ * (with cache-bust, after its untimed rewrite of the send buffer: without the barrier, ranks that
+ * rewrite nothing, bcast's receivers, would time the root's rewrite); returns this rank's seconds
+ * in the timed calls. */
+static double alone_loop(const shmcoll_bench_case_t *c, shmcoll_bench_impl_t impl, long untimed,
+                         long iters) {
+    unsigned long tag = next_tag;
+    next_tag += c->cache_bust ? (unsigned long)(untimed + iters) : 1;
+    prepare(c, tag);
+    double seconds = 0;
+    for (long i = -untimed; i < iters; i++) {
+        if (c->cache_bust && i > -untimed) write_input(c, ++tag);
+        PMPI_Barrier(c->comm);
+        const double start = PMPI_Wtime();
+        call_or_abort(c, impl);
+        if (i >= 0) seconds += PMPI_Wtime() - start;
+    }
+    check_result(c, impl, tag);
+    return seconds;
+}
+
 /* One checked loop of `iters` calls; returns this rank's seconds spent in the calls. */
 static double timed_loop(const shmcoll_bench_case_t *c, shmcoll_bench_impl_t impl, long iters) {
-    unsigned long tag = next_tag;
-    next_tag += c->cache_bust ? (unsigned long)iters : 1;
+    if (c->cache_bust) return alone_loop(c, impl, 0, iters);
+    const unsigned long tag = next_tag++;
     prepare(c, tag);
     PMPI_Barrier(c->comm);
-    double seconds = 0;
-    if (!c->cache_bust) {
-        double start = PMPI_Wtime();
-        for (long i = 0; i < iters; i++) call_or_abort(c, impl);
-        seconds = PMPI_Wtime() - start;
-    } else {
-        for (long i = 0; i < iters; i++) {
-            write_input(c, tag + (unsigned long)i);
-            /* Without it, ranks that rewrite nothing (bcast) would time the root's rewrite. */
-            PMPI_Barrier(c->comm);
-            double start = PMPI_Wtime();
-            call_or_abort(c, impl);
-            seconds += PMPI_Wtime() - start;
-        }
-        tag += (unsigned long)iters - 1;
-    }
+    const double start = PMPI_Wtime();
+    for (long i = 0; i < iters; i++) call_or_abort(c, impl);
+    const double seconds = PMPI_Wtime() - start;
     check_result(c, impl, tag);
     return seconds;
 }
@@ -125,21 +133,9 @@ static double timed_loop(const shmcoll_bench_case_t *c, shmcoll_bench_impl_t imp
  * this rank's seconds in the timed calls. */
 static double first_calls_loop(const shmcoll_bench_case_t *c_, shmcoll_bench_impl_t impl,
                                long calls) {
-    shmcoll_bench_case_t fresh = *c_, *c = &fresh;
+    shmcoll_bench_case_t fresh = *c_;
     MPI_Comm_dup(c_->comm, &fresh.comm); /* through shmcoll: it knows the communicator anew */
-    const long untimed = calls / 10;
-    unsigned long tag = next_tag;
-    next_tag += c->cache_bust ? (unsigned long)(untimed + calls) : 1;
-    prepare(c, tag);
-    double seconds = 0;
-    for (long i = -untimed; i < calls; i++) {
-        if (c->cache_bust && i > -untimed) write_input(c, ++tag); /* +cb rows: not timed */
-        PMPI_Barrier(c->comm);
-        const double start = PMPI_Wtime();
-        call_or_abort(c, impl);
-        if (i >= 0) seconds += PMPI_Wtime() - start;
-    }
-    check_result(c, impl, tag);
+    const double seconds = alone_loop(&fresh, impl, calls / 10, calls);
     MPI_Comm_free(&fresh.comm);
     return seconds;
 }
