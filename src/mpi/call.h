@@ -25,6 +25,7 @@
 
 #include "mpi/blocks.h"
 #include "mpi/comm_state.h"
+#include "mpi/express.h"
 #include "mpi/op.h"
 #include "mpi/stats.h"
 
@@ -173,13 +174,14 @@ typedef struct shmcoll_mpi_coll_desc {
 #define SHMCOLL_MPI_UNPAREN(...) __VA_ARGS__
 
 /* The blocking, non-blocking and persistent entry points `Blocking`, `Nonblocking` and
- * `Persistent` of a collective, with the parameters `plist` (in parentheses), the request, and
- * the info and the request: each returns entry(args..., large, how), `args` in parentheses. The
- * three forms are written once, so they cannot drift apart. */
-#define SHMCOLL_MPI_FORMS_DEFINE(Blocking, Nonblocking, Persistent, plist, large, entry, args)     \
-    SHMCOLL_API int Blocking(SHMCOLL_MPI_UNPAREN plist) {                                          \
-        return entry(SHMCOLL_MPI_UNPAREN args, large, NULL);                                       \
-    }                                                                                              \
+ * `Persistent` of a collective, with the parameters `plist` (in parentheses; `names` their names),
+ * the request, and the info and the request: each returns entry(args..., large, how), `args` in
+ * parentheses; the blocking one first takes the express path (express.h) to the MPI library's
+ * `PBlocking` where it can. The three forms are written once, so they cannot drift apart. */
+#define SHMCOLL_MPI_FORMS_DEFINE(Blocking, PBlocking, Nonblocking, Persistent, plist, names,       \
+                                 large, entry, args)                                               \
+    SHMCOLL_MPI_EXPRESS_DEFINE(Blocking, PBlocking, plist, names,                                  \
+                               entry(SHMCOLL_MPI_UNPAREN args, large, NULL))                       \
     SHMCOLL_API int Nonblocking(SHMCOLL_MPI_UNPAREN plist, MPI_Request *request) {                 \
         return entry(SHMCOLL_MPI_UNPAREN args, large, SHMCOLL_MPI_NONBLOCKING_HOW(request));       \
     }                                                                                              \
@@ -196,18 +198,20 @@ typedef struct shmcoll_mpi_coll_desc {
 /* Every C entry point of the collective MPI_<Name> (MPI_<IName> its non-blocking form): the
  * three forms with the parameters params(int, int), and with MPI-4 their large-count twins
  * (MPI_<Name>_c, ...) with params(MPI_Count, MPI_Aint); `params` is a macro of the count type
- * and the displacement type that gives the parameter list in parentheses. */
+ * and the displacement type that gives the parameter list in parentheses, `names` the
+ * parameters' names in parentheses. */
 #if MPI_VERSION >= 4
-#define SHMCOLL_MPI_ENTRIES_C(Name, IName, params, entry, args)                                    \
-    SHMCOLL_MPI_FORMS_DEFINE(MPI_##Name##_c, MPI_##IName##_c, MPI_##Name##_init_c,                 \
-                             params(MPI_Count, MPI_Aint), 1, entry, args)
+#define SHMCOLL_MPI_ENTRIES_C(Name, IName, params, names, entry, args)                             \
+    SHMCOLL_MPI_FORMS_DEFINE(MPI_##Name##_c, PMPI_##Name##_c, MPI_##IName##_c,                     \
+                             MPI_##Name##_init_c, params(MPI_Count, MPI_Aint), names, 1, entry,    \
+                             args)
 #else
-#define SHMCOLL_MPI_ENTRIES_C(Name, IName, params, entry, args)
+#define SHMCOLL_MPI_ENTRIES_C(Name, IName, params, names, entry, args)
 #endif
-#define SHMCOLL_MPI_ENTRIES(Name, IName, params, entry, args)                                      \
-    SHMCOLL_MPI_FORMS_DEFINE(MPI_##Name, MPI_##IName, SHMCOLL_MPI_INIT(Name), params(int, int), 0, \
-                             entry, args)                                                          \
-    SHMCOLL_MPI_ENTRIES_C(Name, IName, params, entry, args)
+#define SHMCOLL_MPI_ENTRIES(Name, IName, params, names, entry, args)                               \
+    SHMCOLL_MPI_FORMS_DEFINE(MPI_##Name, PMPI_##Name, MPI_##IName, SHMCOLL_MPI_INIT(Name),         \
+                             params(int, int), names, 0, entry, args)                              \
+    SHMCOLL_MPI_ENTRIES_C(Name, IName, params, names, entry, args)
 
 /* ---- The halves of the sequence, for the requests (request.c) ---------------------------- */
 

@@ -50,13 +50,16 @@ static const shmcoll_mpi_coll_desc_t descs[2] =
     SHMCOLL_MPI_MOVE_DESCS(prepare, payload, SHMCOLL_MPI_ALLGATHER, Allgather, Iallgather,
                            SHMCOLL_MPI_ALLGATHERV, Allgatherv, Iallgatherv);
 
-SHMCOLL_MPI_MOVE_ENTRIES(Allgather, Iallgather, SHMCOLL_MPI_MOVE_PARAMS, descs, 0)
+SHMCOLL_MPI_MOVE_ENTRIES(Allgather, Iallgather, SHMCOLL_MPI_MOVE_PARAMS, SHMCOLL_MPI_MOVE_NAMES,
+                         descs, 0)
 
 /* Allgatherv's parameters, with the count and displacement types of its form (call.h). */
 #define ALLGATHERV_PARAMS(Count, Displ)                                                            \
     (const void *sendbuf, Count sendcount, MPI_Datatype sendtype, void *recvbuf,                   \
      const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype, MPI_Comm comm)
-SHMCOLL_MPI_ENTRIES(Allgatherv, Iallgatherv, ALLGATHERV_PARAMS, shmcoll_mpi_move_call,
+SHMCOLL_MPI_ENTRIES(Allgatherv, Iallgatherv, ALLGATHERV_PARAMS,
+                    (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),
+                    shmcoll_mpi_move_call,
                     (descs, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, 0, recvcounts,
                      displs, recvtype, 0, 1, comm))
 

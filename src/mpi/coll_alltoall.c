@@ -59,14 +59,18 @@ static const shmcoll_mpi_coll_desc_t descs[2] =
     SHMCOLL_MPI_MOVE_DESCS(prepare, payload, SHMCOLL_MPI_ALLTOALL, Alltoall, Ialltoall,
                            SHMCOLL_MPI_ALLTOALLV, Alltoallv, Ialltoallv);
 
-SHMCOLL_MPI_MOVE_ENTRIES(Alltoall, Ialltoall, SHMCOLL_MPI_MOVE_PARAMS, descs, 0)
+SHMCOLL_MPI_MOVE_ENTRIES(Alltoall, Ialltoall, SHMCOLL_MPI_MOVE_PARAMS, SHMCOLL_MPI_MOVE_NAMES,
+                         descs, 0)
 
 /* Alltoallv's parameters, with the count and displacement types of its form (call.h). */
 #define ALLTOALLV_PARAMS(Count, Displ)                                                             \
     (const void *sendbuf, const Count sendcounts[], const Displ sdispls[], MPI_Datatype sendtype,  \
      void *recvbuf, const Count recvcounts[], const Displ rdispls[], MPI_Datatype recvtype,        \
      MPI_Comm comm)
-SHMCOLL_MPI_ENTRIES(Alltoallv, Ialltoallv, ALLTOALLV_PARAMS, shmcoll_mpi_move_call,
+SHMCOLL_MPI_ENTRIES(Alltoallv, Ialltoallv, ALLTOALLV_PARAMS,
+                    (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                     comm),
+                    shmcoll_mpi_move_call,
                     (descs, sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, 0, recvcounts,
                      rdispls, recvtype, 0, 1, comm))
 

@@ -32,8 +32,9 @@ static const shmcoll_mpi_coll_desc_t barrier_desc = {SHMCOLL_MPI_BARRIER,
                                                      0};
 
 /* Its three forms; MPI has no large-count barrier. */
-SHMCOLL_MPI_FORMS_DEFINE(MPI_Barrier, MPI_Ibarrier, SHMCOLL_MPI_INIT(Barrier), (MPI_Comm comm), 0,
-                         shmcoll_mpi_coll_call, (&barrier_desc, NULL, comm))
+SHMCOLL_MPI_FORMS_DEFINE(MPI_Barrier, PMPI_Barrier, MPI_Ibarrier, SHMCOLL_MPI_INIT(Barrier),
+                         (MPI_Comm comm), (comm), 0, shmcoll_mpi_coll_call,
+                         (&barrier_desc, NULL, comm))
 
 /* Nothing but the collective itself to agree on (check.h). */
 void shmcoll_mpi_check_barrier(const void *margs, int rank, int size, shmcoll_mpi_check_t *check) {}

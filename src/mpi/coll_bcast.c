@@ -78,7 +78,8 @@ static int bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
 #define BCAST_PARAMS(Count, Displ)                                                                 \
     (void *buffer, Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 
-SHMCOLL_MPI_ENTRIES(Bcast, Ibcast, BCAST_PARAMS, bcast, (buffer, count, datatype, root, comm))
+SHMCOLL_MPI_ENTRIES(Bcast, Ibcast, BCAST_PARAMS, (buffer, count, datatype, root, comm), bcast,
+                    (buffer, count, datatype, root, comm))
 
 /* The root, and the signature's length: layouts may differ, the bytes may not (check.h). */
 void shmcoll_mpi_check_bcast(const void *margs, int rank, int size, shmcoll_mpi_check_t *check) {

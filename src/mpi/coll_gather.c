@@ -35,14 +35,18 @@ static void payload(shmcoll_mpi_call_t *call, const void *margs) {
 static const shmcoll_mpi_coll_desc_t descs[2] = SHMCOLL_MPI_MOVE_DESCS(
     prepare, payload, SHMCOLL_MPI_GATHER, Gather, Igather, SHMCOLL_MPI_GATHERV, Gatherv, Igatherv);
 
-SHMCOLL_MPI_MOVE_ENTRIES(Gather, Igather, SHMCOLL_MPI_MOVE_ROOTED_PARAMS, descs, root)
+SHMCOLL_MPI_MOVE_ENTRIES(Gather, Igather, SHMCOLL_MPI_MOVE_ROOTED_PARAMS,
+                         SHMCOLL_MPI_MOVE_ROOTED_NAMES, descs, root)
 
 /* Gatherv's parameters, with the count and displacement types of its form (call.h). */
 #define GATHERV_PARAMS(Count, Displ)                                                               \
     (const void *sendbuf, Count sendcount, MPI_Datatype sendtype, void *recvbuf,                   \
      const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype, int root,              \
      MPI_Comm comm)
-SHMCOLL_MPI_ENTRIES(Gatherv, Igatherv, GATHERV_PARAMS, shmcoll_mpi_move_call,
+SHMCOLL_MPI_ENTRIES(Gatherv, Igatherv, GATHERV_PARAMS,
+                    (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                     comm),
+                    shmcoll_mpi_move_call,
                     (descs, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, 0, recvcounts,
                      displs, recvtype, root, 1, comm))
 

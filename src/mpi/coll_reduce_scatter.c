@@ -129,8 +129,10 @@ static int reduce_scatter_any(const void *sendbuf, void *recvbuf, int varying,
      MPI_Op op, MPI_Comm comm)
 
 SHMCOLL_MPI_ENTRIES(Reduce_scatter_block, Ireduce_scatter_block, REDUCE_SCATTER_BLOCK_PARAMS,
-                    reduce_scatter_any, (sendbuf, recvbuf, 0, NULL, recvcount, datatype, op, comm))
-SHMCOLL_MPI_ENTRIES(Reduce_scatter, Ireduce_scatter, REDUCE_SCATTER_PARAMS, reduce_scatter_any,
+                    (sendbuf, recvbuf, recvcount, datatype, op, comm), reduce_scatter_any,
+                    (sendbuf, recvbuf, 0, NULL, recvcount, datatype, op, comm))
+SHMCOLL_MPI_ENTRIES(Reduce_scatter, Ireduce_scatter, REDUCE_SCATTER_PARAMS,
+                    (sendbuf, recvbuf, recvcounts, datatype, op, comm), reduce_scatter_any,
                     (sendbuf, recvbuf, 1, recvcounts, 0, datatype, op, comm))
 
 /* Datatype, op, the block count or the whole recvcounts array, and MPI_IN_PLACE, all alike on

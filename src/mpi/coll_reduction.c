@@ -108,16 +108,18 @@ static int reduction(const shmcoll_mpi_coll_desc_t *desc, shmcoll_coll_kind_t ki
 #define REDUCTION_PARAMS(Count, Displ)                                                             \
     (const void *sendbuf, void *recvbuf, Count count, MPI_Datatype datatype, MPI_Op op,            \
      MPI_Comm comm)
+#define REDUCTION_NAMES (sendbuf, recvbuf, count, datatype, op, comm)
 
-SHMCOLL_MPI_ENTRIES(Reduce, Ireduce, REDUCE_PARAMS, reduction,
+SHMCOLL_MPI_ENTRIES(Reduce, Ireduce, REDUCE_PARAMS,
+                    (sendbuf, recvbuf, count, datatype, op, root, comm), reduction,
                     (&reduce_desc, SHMCOLL_KIND_REDUCE, sendbuf, recvbuf, count, datatype, op, root,
                      comm))
-SHMCOLL_MPI_ENTRIES(Allreduce, Iallreduce, REDUCTION_PARAMS, reduction,
+SHMCOLL_MPI_ENTRIES(Allreduce, Iallreduce, REDUCTION_PARAMS, REDUCTION_NAMES, reduction,
                     (&allreduce_desc, SHMCOLL_KIND_ALLREDUCE, sendbuf, recvbuf, count, datatype, op,
                      0, comm))
-SHMCOLL_MPI_ENTRIES(Scan, Iscan, REDUCTION_PARAMS, reduction,
+SHMCOLL_MPI_ENTRIES(Scan, Iscan, REDUCTION_PARAMS, REDUCTION_NAMES, reduction,
                     (&scan_desc, SHMCOLL_KIND_SCAN, sendbuf, recvbuf, count, datatype, op, 0, comm))
-SHMCOLL_MPI_ENTRIES(Exscan, Iexscan, REDUCTION_PARAMS, reduction,
+SHMCOLL_MPI_ENTRIES(Exscan, Iexscan, REDUCTION_PARAMS, REDUCTION_NAMES, reduction,
                     (&exscan_desc, SHMCOLL_KIND_EXSCAN, sendbuf, recvbuf, count, datatype, op, 0,
                      comm))
 

@@ -28,13 +28,17 @@ static const shmcoll_mpi_coll_desc_t descs[2] =
     SHMCOLL_MPI_MOVE_DESCS(prepare, payload, SHMCOLL_MPI_SCATTER, Scatter, Iscatter,
                            SHMCOLL_MPI_SCATTERV, Scatterv, Iscatterv);
 
-SHMCOLL_MPI_MOVE_ENTRIES(Scatter, Iscatter, SHMCOLL_MPI_MOVE_ROOTED_PARAMS, descs, root)
+SHMCOLL_MPI_MOVE_ENTRIES(Scatter, Iscatter, SHMCOLL_MPI_MOVE_ROOTED_PARAMS,
+                         SHMCOLL_MPI_MOVE_ROOTED_NAMES, descs, root)
 
 /* Scatterv's parameters, with the count and displacement types of its form (call.h). */
 #define SCATTERV_PARAMS(Count, Displ)                                                              \
     (const void *sendbuf, const Count sendcounts[], const Displ displs[], MPI_Datatype sendtype,   \
      void *recvbuf, Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-SHMCOLL_MPI_ENTRIES(Scatterv, Iscatterv, SCATTERV_PARAMS, shmcoll_mpi_move_call,
+SHMCOLL_MPI_ENTRIES(Scatterv, Iscatterv, SCATTERV_PARAMS,
+                    (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                     comm),
+                    shmcoll_mpi_move_call,
                     (descs, sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, NULL,
                      NULL, recvtype, root, 1, comm))
 

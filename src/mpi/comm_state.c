@@ -29,18 +29,18 @@ static atomic_int team_failure_warned;
  * MPI library some hundred instructions (measured: about 500 in MPICH 4.0), more than a small
  * collective's whole shared-memory part. A handle can be reused for a new communicator once the
  * old one is freed, so the entry holds only while no state was deleted since it was made. */
-static atomic_uint states_deleted;
+atomic_uint shmcoll_mpi_comm_states_deleted;
 static __thread struct {
     MPI_Comm comm;
     shmcoll_mpi_comm_t *state;
-    unsigned deleted;                              /* states_deleted when the entry was made */
+    unsigned deleted; /* shmcoll_mpi_comm_states_deleted when the entry was made */
 } last __attribute__((tls_model("initial-exec"))); /* no __tls_get_addr call per collective */
 
 /* Runs inside MPI_Comm_free and, for MPI_COMM_WORLD/SELF, in our MPI_Finalize. Destroying a team
  * is local (the segment is already unlinked), so it is safe at any of these points. */
 static int state_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
     shmcoll_mpi_comm_t *state = attr;
-    atomic_fetch_add_explicit(&states_deleted, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&shmcoll_mpi_comm_states_deleted, 1, memory_order_relaxed);
     atomic_store(&state->freed, 1);
     shmcoll_mpi_comm_state_release(state);
     return MPI_SUCCESS;
@@ -133,7 +133,8 @@ static void setup(MPI_Comm comm, shmcoll_mpi_comm_t *state) {
 }
 
 shmcoll_mpi_comm_t *shmcoll_mpi_comm_state_recent(MPI_Comm comm) {
-    const unsigned deleted = atomic_load_explicit(&states_deleted, memory_order_relaxed);
+    const unsigned deleted =
+        atomic_load_explicit(&shmcoll_mpi_comm_states_deleted, memory_order_relaxed);
     return last.comm == comm && last.deleted == deleted ? last.state : NULL;
 }
 
@@ -141,7 +142,8 @@ shmcoll_status_t shmcoll_mpi_comm_state_get(MPI_Comm comm, shmcoll_mpi_comm_use_
                                             shmcoll_mpi_comm_t **out) {
     void *attr = NULL;
     int flag = 0;
-    const unsigned deleted = atomic_load_explicit(&states_deleted, memory_order_relaxed);
+    const unsigned deleted =
+        atomic_load_explicit(&shmcoll_mpi_comm_states_deleted, memory_order_relaxed);
     if (last.state && last.comm == comm && last.deleted == deleted) {
         attr = last.state;
         flag = 1;

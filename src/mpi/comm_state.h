@@ -73,4 +73,9 @@ shmcoll_status_t shmcoll_mpi_comm_state_get(MPI_Comm comm, shmcoll_mpi_comm_use_
  * deleted since), else NULL: no lookup, no count, nothing made. */
 shmcoll_mpi_comm_t *shmcoll_mpi_comm_state_recent(MPI_Comm comm);
 
+/* How many communicators' states were deleted so far: what a thread keeps of a communicator by
+ * its handle (the last looked up, an express run, express.h) holds while this is unchanged, since
+ * a freed communicator's handle may come back for another. */
+extern atomic_uint shmcoll_mpi_comm_states_deleted;
+
 #endif

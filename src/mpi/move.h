@@ -111,11 +111,15 @@ void shmcoll_mpi_move_check_rooted(const shmcoll_mpi_move_args_t *a, int scatter
 #define SHMCOLL_MPI_MOVE_ROOTED_PARAMS(Count, Displ)                                               \
     (const void *sendbuf, Count sendcount, MPI_Datatype sendtype, void *recvbuf, Count recvcount,  \
      MPI_Datatype recvtype, int root, MPI_Comm comm)
+/* Their names. */
+#define SHMCOLL_MPI_MOVE_NAMES (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
+#define SHMCOLL_MPI_MOVE_ROOTED_NAMES                                                              \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm)
 
 /* The entry points of the collective MPI_<Name> (no v) of descs[0]: `params` one of the above,
  * `root` the root's parameter (or 0). */
-#define SHMCOLL_MPI_MOVE_ENTRIES(Name, IName, params, descs, root)                                 \
-    SHMCOLL_MPI_ENTRIES(Name, IName, params, shmcoll_mpi_move_call,                                \
+#define SHMCOLL_MPI_MOVE_ENTRIES(Name, IName, params, names, descs, root)                          \
+    SHMCOLL_MPI_ENTRIES(Name, IName, params, names, shmcoll_mpi_move_call,                         \
                         (descs, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount,      \
                          NULL, NULL, recvtype, root, 0, comm))
 

@@ -3,6 +3,7 @@
 #include "mpi/agree.h"
 #include "mpi/calibrate.h"
 #include "mpi/datatype.h"
+#include "mpi/express.h"
 #include "mpi/init.h"
 
 #include "base/config.h"
@@ -22,9 +23,9 @@ struct repeat_entry {
     size_t key; /* THEIRS: the descriptor's key then; a derived type remade under the same handle
                  * may change it, and with it the band (every rank must take the same way) */
     shmcoll_mpi_calib_hold_t hold; /* the measured verdict the way follows (calibrate.h) */
-    int steady;               /* THEIRS: the band cannot change while the arguments' bytes do not */
-    uint32_t reserved;        /* THEIRS: calls of the band's count taken ahead (see run_ahead) */
-    shmcoll_coll_args_t args; /* its op and net_op point to rop and op_ctx below */
+    int steady; /* THEIRS: the band cannot change while the arguments' bytes do not */
+    shmcoll_mpi_express_run_t run; /* THEIRS: calls of the band's count taken ahead (run_ahead) */
+    shmcoll_coll_args_t args;      /* its op and net_op point to rop and op_ctx below */
     shmcoll_reduce_op_t rop;
     shmcoll_mpi_op_ctx_t op_ctx;
     shmcoll_coll_choice_t choice; /* OURS on one node: the row its first run chose */
@@ -96,11 +97,18 @@ static uint32_t run_ahead(repeat_entry_t *e) {
     return e->steady ? shmcoll_mpi_calibrate_reserve(&e->hold) : 0;
 }
 
+/* The run ahead of the entry on the express path (express.h) of the call in hand: where the call
+ * has no arrays to compare (their contents may change under the same pointers), its arguments
+ * alone tell the run's next call. */
+static void grant_express(repeat_entry_t *e) {
+    if (e->run.left && !e->narrays) shmcoll_mpi_express_grant = &e->run;
+}
+
 /* What a run ahead did not use back to its band. */
 static void give_back(repeat_entry_t *e) {
-    if (!e->reserved) return;
-    shmcoll_mpi_calibrate_unreserve(&e->hold, e->reserved);
-    e->reserved = 0;
+    if (!e->run.left) return;
+    shmcoll_mpi_calibrate_unreserve(&e->hold, e->run.left);
+    e->run.left = 0;
 }
 
 static void restore(shmcoll_mpi_call_t *call, const repeat_entry_t *e) {
@@ -134,9 +142,10 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
         return SHMCOLL_MPI_REPEAT_NONE;
     repeat_entry_t *e = entry_of(state, desc);
     const int same = e && holds_args(e, desc, margs);
-    if (e && e->reserved) { /* a run ahead: its next call goes on before anything else */
+    if (e && e->run.left) { /* a run ahead: its next call goes on before anything else */
         if (same) {
-            e->reserved--;
+            e->run.left--;
+            grant_express(e);
             return SHMCOLL_MPI_REPEAT_THEIRS;
         }
         give_back(e); /* other arguments: the run ends */
@@ -149,7 +158,9 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
         if ((!desc->key_local && desc->key(margs, state) != e->key) ||
             !shmcoll_mpi_calibrate_holds(&e->hold))
             return SHMCOLL_MPI_REPEAT_NONE;
-        e->reserved = run_ahead(e);
+        e->run.left = run_ahead(e);
+        e->run.serial++; /* a new run: the express records of the last one end (express.h) */
+        grant_express(e);
         return e->way;
     }
     if (e->way != SHMCOLL_MPI_REPEAT_OURS || !shmcoll_mpi_calibrate_holds(&e->hold))
