@@ -576,11 +576,13 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     if (!agreed(call, PMPI_Allreduce(band->best, slowest, n, MPI_DOUBLE, MPI_MAX, call->comm)))
         return;
     int verdict = choose(band, slowest, left_out(band) & ~1u);
+    /* drift_seen is set only where the watch sent shmcoll's verdict to be measured again (the MPI
+     * library's way drifting is measured again spread, see watch), and cleared here */
     double seen = 0; /* the drifted verdict's watched time that replaced its measured one */
-    if (band->urgent && band->drift_seen > 0 && band->measured && verdict == band->verdict &&
-        verdict != n - 1 && band->drift_seen * (double)bytes > slowest[verdict]) {
+    if (band->drift_seen > 0 && verdict == band->verdict &&
+        band->drift_seen * (double)bytes > slowest[verdict]) {
         seen = slowest[verdict] = band->drift_seen * (double)bytes;
-        unsigned timeless = band->skip; /* pruned rows: no time in this measurement */
+        unsigned timeless = 0; /* ways without a time in this measurement: pruned ones */
         for (int w = 0; w < n; w++)
             if (!(slowest[w] > 0)) timeless |= 1u << w;
         verdict = choose(band, slowest, timeless);
@@ -601,7 +603,7 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     const int old = band->verdict;
     const int same =
         band->measured &&
-        (verdict == old || (old < n && slowest[old] > 0 && slowest[old] <= TIE * slowest[verdict]));
+        (verdict == old || (slowest[old] > 0 && slowest[old] <= TIE * slowest[verdict]));
     /* After a drift's measurement the band is not watched again before it is due: at most one
      * such measurement per interval, however the calls' times swing. */
     band->watch_off = band->urgent;
