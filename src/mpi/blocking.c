@@ -23,6 +23,7 @@ static shmcoll_status_t sequence(shmcoll_mpi_call_t *call, const shmcoll_mpi_col
     shmcoll_mpi_check(desc->coll, call->function, margs, comm); /* SHMCOLL_CHECK=1 */
     if (status != SHMCOLL_OK) return status;
     status = shmcoll_mpi_calibrate_begin(call, desc, margs, turn);
+    if (turn->lean) turn->lean = shmcoll_mpi_repeat_lean(call, desc, margs);
     if (status == SHMCOLL_ERR_NOT_SUPPORTED && turn->settled)
         shmcoll_mpi_repeat_keep_theirs(call, desc, margs, turn->bytes, &turn->hold);
     if (status != SHMCOLL_OK) return status;
@@ -57,7 +58,7 @@ static int conclude(shmcoll_mpi_call_t *call, shmcoll_status_t status,
         shmcoll_mpi_call_fallback(call);
         rc = desc->fallback(margs, comm, large, NULL);
     }
-    if (turn && (turn->band || turn->watched)) shmcoll_mpi_calibrate_end(call, turn);
+    if (turn && (turn->band || turn->watched || turn->lean)) shmcoll_mpi_calibrate_end(call, turn);
     return rc;
 }
 
@@ -82,8 +83,10 @@ int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs,
     shmcoll_mpi_repeat_entry_t *kept;
     switch (shmcoll_mpi_repeat_settled(&call, desc, margs, comm, large, &kept)) {
     case SHMCOLL_MPI_REPEAT_THEIRS:
+        shmcoll_mpi_repeat_stamp(kept);
         return desc->fallback(margs, comm, large, NULL);
     case SHMCOLL_MPI_REPEAT_OURS: /* the group may still hand it on (a row of @mpi) */
+        shmcoll_mpi_repeat_stamp(kept);
         return conclude(&call, shmcoll_mpi_repeat_run(call.group, kept), desc, margs, comm, large,
                         NULL);
     default:

@@ -35,6 +35,11 @@
  * timed round but the last a way more than 1.2 times slower than the fastest sits out the rest:
  * every call of a slow candidate costs its excess over the fastest, and a benchmark that makes a
  * hundred calls of a size pays the measurement in full.
+ * Below 64 KiB a verdict is then checked in a loop (calibrate.c, check_begin): the verdict and the
+ * rival (the MPI library's way, or shmcoll's fastest where that is the verdict) serve 128 calls in
+ * a row each on their settled paths, each call's start stamped, and the mean periods between
+ * starts (the slowest rank's) decide: a few calls after a barrier do not show the MPI library's
+ * eager sends running ahead in a loop.
  * SHMCOLL_VERBOSE=1 logs every verdict with the candidates' times per call ("left out early" for
  * a way the probe or a round left out: its time is of those calls).
  *
@@ -90,6 +95,9 @@ typedef struct shmcoll_mpi_calib_turn {
     int timed;
     int probe;       /* a call of the measurement's probe (calibrate.c, probe_turn) */
     int block_end;   /* the last call of its block */
+    int lean;        /* the first call of the loop check's stretch of the MPI library's way, whose
+                      * next calls take the express path, timed (calibrate.c, check_grant;
+                      * blocking.c clears it where they cannot) */
     int settled;     /* the way is the band's verdict (or no measurement applies) */
     size_t bytes;    /* the call's key, where measurement applies */
     const char *row; /* the node team's row it asks for (NULL: the selector's choice) */
@@ -136,5 +144,9 @@ int shmcoll_mpi_calibrate_holds(const shmcoll_mpi_calib_hold_t *hold);
  * the calls it made. */
 uint32_t shmcoll_mpi_calibrate_reserve(const shmcoll_mpi_calib_hold_t *hold);
 void shmcoll_mpi_calibrate_unreserve(const shmcoll_mpi_calib_hold_t *hold, uint32_t calls);
+
+/* A kept call (repeat.h) that follows `hold` starts: its start is stamped where the loop check
+ * times its band's calls (calibrate.c, check_begin). */
+void shmcoll_mpi_calibrate_stamp(const shmcoll_mpi_calib_hold_t *hold);
 
 #endif

@@ -22,6 +22,7 @@
 #define SHMCOLL_MPI_EXPRESS_H
 
 #include "mpi/comm_state.h"
+#include "shm/wait.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -29,10 +30,15 @@
 #define SHMCOLL_MPI_EXPRESS_WORDS 9  /* the most parameters of a collective (alltoallv) */
 #define SHMCOLL_MPI_EXPRESS_SLOTS 48 /* blocking entry points, large-count twins too */
 
-/* A repeat entry's run ahead (repeat.c). */
+/* A repeat entry's run ahead (repeat.c), or the loop check's stretch of the MPI library's calls
+ * (calibrate.c, check_grant): calls on the express path, unstamped (`left`) or each stamped with
+ * its start (`stamped`). */
 typedef struct shmcoll_mpi_express_run {
-    uint32_t left;   /* calls of the run not taken yet */
-    uint32_t serial; /* changes with every run the entry begins */
+    uint32_t left;    /* calls of the run not taken yet */
+    uint32_t serial;  /* changes with every run the entry begins */
+    uint32_t stamped; /* stamped calls of the run not taken yet ... */
+    uint32_t nstamps; /* ... and those taken, whose starts are in stamps */
+    double *stamps;   /* room for every stamped call's */
 } shmcoll_mpi_express_run_t;
 
 typedef struct shmcoll_mpi_express {
@@ -77,10 +83,12 @@ shmcoll_mpi_express_t *shmcoll_mpi_express_record(atomic_int *slot);
 
 /* The blocking entry point `Blocking` with the parameters `plist` (in parentheses; `names` their
  * names): the MPI library's `PBlocking` serves the call at once where it is the next call of the
- * thread's recorded run; otherwise `usual` (a function of `plist`: the usual path), and a run it
- * was granted is recorded. The usual path is a function of its own, so that the express path
- * saves no registers and builds no frame: a compare per argument, a load and a store of the count,
- * and a jump to the MPI library. */
+ * thread's recorded run (stamped with its start, where the run's calls are: a function of its
+ * own too);
+ * otherwise `usual` (a function of `plist`: the usual path), and a run it was granted is
+ * recorded. The usual path is a function of its own, so that the express path saves no
+ * registers and builds no frame: a compare per argument, a load and a store of the count, and a
+ * jump to the MPI library. */
 #define SHMCOLL_MPI_EXPRESS_DEFINE(Blocking, PBlocking, plist, names, usual)                       \
     static atomic_int Blocking##_slot = -1;                                                        \
     __attribute__((noinline)) static int Blocking##_usual(SHMCOLL_MPI_UNPAREN plist) {             \
@@ -97,6 +105,12 @@ shmcoll_mpi_express_t *shmcoll_mpi_express_record(atomic_int *slot);
         }                                                                                          \
         return rc;                                                                                 \
     }                                                                                              \
+    __attribute__((noinline)) static int Blocking##_stamped(SHMCOLL_MPI_UNPAREN plist) {           \
+        shmcoll_mpi_express_run_t *const run = shmcoll_mpi_express_records[Blocking##_slot].run;   \
+        run->stamped--;                                                                            \
+        run->stamps[run->nstamps++] = shmcoll_shm_now();                                           \
+        return PBlocking(SHMCOLL_MPI_UNPAREN names);                                               \
+    }                                                                                              \
     SHMCOLL_API int Blocking(SHMCOLL_MPI_UNPAREN plist) {                                          \
         shmcoll_mpi_express_t *const records = shmcoll_mpi_express_records;                        \
         const int slot = atomic_load_explicit(&Blocking##_slot, memory_order_relaxed);             \
@@ -105,10 +119,12 @@ shmcoll_mpi_express_t *shmcoll_mpi_express_record(atomic_int *slot);
             express->deleted ==                                                                    \
                 atomic_load_explicit(&shmcoll_mpi_comm_states_deleted, memory_order_relaxed) &&    \
             express->serial == express->run->serial SHMCOLL_MPI_EACH(SHMCOLL_MPI_EXPRESS_SAME,     \
-                                                                     SHMCOLL_MPI_UNPAREN names) && \
-            express->run->left) {                                                                  \
-            express->run->left--;                                                                  \
-            return PBlocking(SHMCOLL_MPI_UNPAREN names);                                           \
+                                                                     SHMCOLL_MPI_UNPAREN names)) { \
+            if (express->run->left) {                                                              \
+                express->run->left--;                                                              \
+                return PBlocking(SHMCOLL_MPI_UNPAREN names);                                       \
+            }                                                                                      \
+            if (express->run->stamped) return Blocking##_stamped(SHMCOLL_MPI_UNPAREN names);       \
         }                                                                                          \
         return Blocking##_usual(SHMCOLL_MPI_UNPAREN names);                                        \
     }

@@ -146,6 +146,7 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
         if (same) {
             e->run.left--;
             grant_express(e);
+            *kept = e;
             return SHMCOLL_MPI_REPEAT_THEIRS;
         }
         give_back(e); /* other arguments: the run ends */
@@ -161,6 +162,7 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
         e->run.left = run_ahead(e);
         e->run.serial++; /* a new run: the express records of the last one end (express.h) */
         grant_express(e);
+        *kept = e;
         return e->way;
     }
     if (e->way != SHMCOLL_MPI_REPEAT_OURS || !shmcoll_mpi_calibrate_holds(&e->hold))
@@ -183,6 +185,10 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
 
 shmcoll_status_t shmcoll_mpi_repeat_run(shmcoll_group_t *group, repeat_entry_t *kept) {
     return shmcoll_group_run_chosen(group, &kept->args, &kept->choice);
+}
+
+void shmcoll_mpi_repeat_stamp(const repeat_entry_t *kept) {
+    shmcoll_mpi_calibrate_stamp(&kept->hold);
 }
 
 int shmcoll_mpi_repeat_reuse(shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
@@ -299,13 +305,13 @@ void shmcoll_mpi_repeat_keep(const shmcoll_mpi_call_t *call, const shmcoll_mpi_c
  * block, reduce_scatter's vector: the arrays' contents may change under the same pointers); where
  * the key is this rank's own share (key_local) the agreed key decides the band, not the call. */
 static int steady(const shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
-                  repeat_entry_t *e) {
+                  void *margs) {
     if (desc->key_local) return 1;
-    for (int i = 0; desc->types && desc->types(e->margs, i); i++) /* the entry's copy */
-        if (!shmcoll_mpi_datatype_known(*desc->types(e->margs, i))) return 0;
+    for (int i = 0; desc->types && desc->types(margs, i); i++)
+        if (!shmcoll_mpi_datatype_known(*desc->types(margs, i))) return 0;
     size_t bytes;
     for (int i = 0; desc->arrays && i < 4; i++)
-        if (desc->arrays(e->margs, i, call->state->rank, call->state->size, &bytes)) return 0;
+        if (desc->arrays(margs, i, call->state->rank, call->state->size, &bytes)) return 0;
     return 1;
 }
 
@@ -317,5 +323,11 @@ void shmcoll_mpi_repeat_keep_theirs(const shmcoll_mpi_call_t *call,
     e->way = SHMCOLL_MPI_REPEAT_THEIRS;
     e->key = key;
     e->hold = *hold;
-    e->steady = steady(call, desc, e);
+    e->steady = steady(call, desc, e->margs); /* the entry's copy */
+}
+
+int shmcoll_mpi_repeat_lean(const shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
+                            const void *margs) {
+    /* the descriptor's functions take the record to point into it; they only read here */
+    return !repeats_off() && steady(call, desc, (void *)margs);
 }

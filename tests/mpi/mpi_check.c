@@ -68,6 +68,30 @@ int check_use_large(size_t k) {
 #endif
 }
 
+unsigned long long check_dav(void) {
+    typedef int (*dav_fn)(MPI_Comm, unsigned long long *);
+    static dav_fn dav;
+    if (!dav) dav = (dav_fn)dlsym(RTLD_DEFAULT, "shmcoll_stats_dav");
+    unsigned long long bytes = 0;
+    if (CHECK(dav != NULL, "shmcoll_stats_dav is not exported")) dav(MPI_COMM_WORLD, &bytes);
+    return bytes;
+}
+
+int check_same_ways(const char *ours, int calls) {
+    char *all = check_alloc((size_t)calls * check_size);
+    PMPI_Allgather(ours, calls, MPI_CHAR, all, calls, MPI_CHAR, MPI_COMM_WORLD);
+    int took = 0;
+    for (int i = 0; i < calls; i++) {
+        took += ours[i] == 1;
+        for (int r = 0; r < check_size; r++)
+            if (!CHECK(all[(size_t)r * calls + i] == ours[i], "call %d: rank %d took another way",
+                       i, r))
+                i = calls;
+    }
+    free(all);
+    return took;
+}
+
 int check_disabled(void) {
     const char *disabled = getenv("SHMCOLL_DISABLE");
     return disabled && !strcmp(disabled, "1");

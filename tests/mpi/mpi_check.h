@@ -84,6 +84,16 @@ int check_guard_intact(const void *end);
 /* Whether call k of a series uses the large-count twin (every other call, under MPI-4). */
 int check_use_large(size_t k);
 
+/* This rank's DAV on MPI_COMM_WORLD so far (shmcoll_stats_dav, looked up in the process: 0 and a
+ * failure where the library does not export it): shmcoll's ways move bytes through shared
+ * memory, the MPI library's none, so a call that made it grow took one of shmcoll's. */
+unsigned long long check_dav(void);
+
+/* Every rank took the same way as this one on each of its `calls` calls (ours[i]: 1 for one of
+ * shmcoll's ways; 2: not compared), every rank alike; returns this rank's calls on shmcoll's
+ * ways. */
+int check_same_ways(const char *ours, int calls);
+
 /* Whether the run has SHMCOLL_DISABLE=1: the MPI library itself serves every call, so a test
  * leaves out the shapes the library cannot do (its bugs, its refusals). */
 int check_disabled(void);

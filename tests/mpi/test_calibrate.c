@@ -6,7 +6,10 @@
  * calls its turns took; another row measured more than 2 times as slow as the verdict sits out the
  * next measurements (the node team's choice and the MPI library's never do). From 16 KiB the
  * turns follow a probe: three calls of each candidate, the MPI library's last, and only the
- * candidates it kept take turns (none when it kept one).
+ * candidates it kept take turns (none when it kept one). Below 64 KiB a verdict is checked in a
+ * loop first (calibrate.c, check_begin): 128 calls of the verdict's way, 128 of the rival's (the
+ * MPI library's, or where that is the verdict, shmcoll's fastest), then the way they chose, for
+ * the interval; not where the rival was measured more than twice as slow.
  *
  * Run with SHMCOLL_CALIBRATE=4 (one timed round): with n candidates, call c of a band below 16
  * KiB is the MPI library's when (c / 4) % n == n - 1, for c < 8n; then the verdict's way for
@@ -32,6 +35,7 @@
 #define BANDS   3
 #define PROBED  16384 /* bytes: bands from here are probed first (calibrate.c, PROBE_BYTES) */
 #define PROBE   3     /* ... with this many calls of each way (PROBE_CALLS) */
+#define STRETCH 128   /* calls of each way in a loop check (calibrate.c) */
 
 typedef int (*dav_fn)(MPI_Comm, unsigned long long *);
 
@@ -67,28 +71,42 @@ static int candidates(const char *ours, int calls) {
     return n;
 }
 
+/* The loop check of a verdict reached at call c: where the call STRETCH later took the other way,
+ * the verdict's stretch and the rival's, each one way throughout. Returns the call from which the
+ * way they chose serves (c where the band was not checked). */
+static int after_check(int b, const char *ours, int c, int calls) {
+    if (c + 2 * STRETCH > calls || ours[c + STRETCH] == ours[c]) return c;
+    for (int i = 0; i < 2 * STRETCH; i++)
+        if (!CHECK(ours[c + i] == ours[i < STRETCH ? c : c + STRETCH],
+                   "band %d call %d: a stretch of the loop check took both ways", b, c + i))
+            break;
+    return c + 2 * STRETCH;
+}
+
 /* The calls of a band below PROBED (`ours[c]`: whether call c took one of shmcoll's ways): the
- * candidates, the turns, the settled way, and the turns again (of as many candidates or fewer). */
+ * candidates, the turns, the loop check, the settled way, and the turns again (of as many
+ * candidates or fewer). */
 static void check_turns(int b, const char *ours, int calls) {
     const int n = candidates(ours, calls);
     CHECK(n >= 2 && n <= 4, "band %d: %d candidates", b, n);
     const int measure = n * BLOCK * (1 + TIMED / BLOCK), settled = RECHECK * measure;
-    CHECK(calls >= 2 * measure + settled, "band %d: too few calls (%d) for the test", b, calls);
-    const int n2 = candidates(ours + measure + settled, calls - measure - settled);
+    CHECK(calls >= 2 * measure + settled + 2 * STRETCH, "band %d: too few calls (%d) for the test",
+          b, calls);
+    const int from = after_check(b, ours, measure, calls); /* the settled way's first call */
+    const int n2 = candidates(ours + from + settled, calls - from - settled);
     CHECK(n2 >= 2 && n2 <= n, "band %d: %d candidates measured again, of %d", b, n2, n);
     const int measure2 = n2 * BLOCK * (1 + TIMED / BLOCK);
     for (int c = 0; c < calls; c++) {
-        const int in_turns =
-            c < measure || (c >= measure + settled && c < measure2 + measure + settled);
-        const int phase = c < measure ? c : c - measure - settled;
+        const int in_turns = c < measure || (c >= from + settled && c < measure2 + from + settled);
+        const int phase = c < measure ? c : c - from - settled;
         if (in_turns) {
             const int ways = c < measure ? n : n2;
             const int want = phase / BLOCK % ways != ways - 1;
             if (!CHECK(ours[c] == want, "band %d call %d: took %s's way in a turn of the other", b,
                        c, ours[c] ? "shmcoll" : "the MPI library"))
                 return;
-        } else if (c > measure + 0 && c < measure + settled) {
-            if (!CHECK(ours[c] == ours[measure],
+        } else if (c > from && c < from + settled) {
+            if (!CHECK(ours[c] == ours[from],
                        "band %d call %d: calls after the verdict took "
                        "both ways",
                        b, c))
@@ -96,8 +114,9 @@ static void check_turns(int b, const char *ours, int calls) {
         }
     }
     if (check_rank == 0)
-        printf("band %d: %d candidates, %s's way after the measurement\n", b, n,
-               ours[measure] ? "shmcoll" : "the MPI library");
+        printf("band %d: %d candidates, %s's way after the measurement%s\n", b, n,
+               ours[from] ? "shmcoll" : "the MPI library",
+               from > measure ? " and its loop check" : "");
 }
 
 /* The length of the run of calls from c that took the same way as call c. */
@@ -120,8 +139,8 @@ static int probe_at(const char *ours, int c, int calls) {
 /* The calls of a band from PROBED: the probe, the turns in blocks, the verdict's run of calls,
  * and the next measurement's probe. Which ways the probe leaves out depends on their times, so the
  * turns' number is not fixed (none when the probe left one way): the verdict's run begins by the
- * end of the turns of every candidate, and lasts at least 64 times the calls of two candidates'
- * turns. */
+ * end of the turns of every candidate and, below 64 KiB, a loop check's two stretches, and lasts
+ * at least 64 times the calls of two candidates' turns. */
 static void check_probed(int b, const char *ours, int calls) {
     const int mine = probe_at(ours, 0, calls), n = mine / PROBE + 1;
     if (!CHECK(mine > 0, "band %d: no probe (%d of shmcoll's calls, then the MPI library's two)", b,
@@ -130,7 +149,8 @@ static void check_probed(int b, const char *ours, int calls) {
     const int turns = mine + PROBE;                                 /* the first turn's call */
     const int shortest = RECHECK * 2 * BLOCK * (1 + TIMED / BLOCK); /* two candidates */
     int verdict = -1;
-    for (int c = turns; c <= turns + n * BLOCK * (1 + TIMED / BLOCK) && verdict < 0; c++)
+    const int last = turns + n * BLOCK * (1 + TIMED / BLOCK) + 2 * STRETCH;
+    for (int c = turns; c <= last && verdict < 0; c++)
         if (run_from(ours, c, calls) >= shortest) verdict = c;
     if (!CHECK(verdict >= 0, "band %d: no verdict's run of %d calls after the turns", b, shortest))
         return;
@@ -156,7 +176,7 @@ int main(int argc, char **argv) {
     CHECK(dav != NULL, "shmcoll_stats_dav is not exported");
     /* The most candidates a band may have (4) fix how many calls the test makes. */
     const int most = 4 * BLOCK * (1 + TIMED / BLOCK);
-    const int calls = 2 * most + RECHECK * most;
+    const int calls = 2 * most + RECHECK * most + 2 * STRETCH;
     static double in[LARGE], out[LARGE];
     char *ours = calloc((size_t)BANDS * calls, 1); /* [band][call]: took shmcoll's way */
     char *all = calloc((size_t)BANDS * calls * check_size, 1);

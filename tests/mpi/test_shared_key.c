@@ -13,7 +13,6 @@
  * mean block of 1.5 x 4 KiB). */
 #include "mpi_check.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -21,17 +20,8 @@
 #define MIXED_CALLS 600
 #define MOST        8192 /* doubles: the largest s */
 
-typedef int (*dav_fn)(MPI_Comm, unsigned long long *);
-
-static dav_fn dav;
 static double *sendbuf, *recvbuf;
 static int *sendcounts, *sdispls, *recvcounts, *rdispls;
-
-static unsigned long long dav_now(void) {
-    unsigned long long bytes = 0;
-    dav(MPI_COMM_WORLD, &bytes);
-    return bytes;
-}
 
 /* Rank j's block in a call with s: (j + 1) x s doubles, none for rank 0 when `empty0`. */
 static int block_of(int j, int s, int empty0) {
@@ -62,7 +52,7 @@ static int call_one(int c, int s, int empty0, int call) {
     else /* the root's block for rank j, my block for rank j */
         for (int j = 0; j < p; j++)
             for (int i = 0; i < sendcounts[j]; i++) sendbuf[sdispls[j] + i] = value(me, j, i, call);
-    const unsigned long long before = dav_now();
+    const unsigned long long before = check_dav();
     if (c == 0)
         MPI_Gatherv(sendbuf, mine, MPI_DOUBLE, recvbuf, recvcounts, rdispls, MPI_DOUBLE, root,
                     MPI_COMM_WORLD);
@@ -72,7 +62,7 @@ static int call_one(int c, int s, int empty0, int call) {
     else
         MPI_Alltoallv(sendbuf, sendcounts, sdispls, MPI_DOUBLE, recvbuf, recvcounts, rdispls,
                       MPI_DOUBLE, MPI_COMM_WORLD);
-    const int ours = dav_now() > before;
+    const int ours = check_dav() > before;
     static const char *const names[3] = {"gatherv", "scatterv", "alltoallv"};
     if (c == 1) { /* my block from the root */
         for (int i = 0; i < mine; i++)
@@ -91,17 +81,14 @@ static int call_one(int c, int s, int empty0, int call) {
 
 int main(int argc, char **argv) {
     check_init(&argc, &argv);
-    dav = (dav_fn)dlsym(RTLD_DEFAULT, "shmcoll_stats_dav");
-    if (!CHECK(dav != NULL, "shmcoll_stats_dav is not exported")) return check_finish(argv[0]);
     const int p = check_size;
     const size_t most = (size_t)MOST * p * (p + 1) / 2 * 2;
     sendbuf = malloc(most * sizeof(double));
     recvbuf = malloc(most * sizeof(double));
     sendcounts = malloc(4 * (size_t)p * sizeof(int));
     const int calls = 3 * (3 * PHASE_CALLS + MIXED_CALLS);
-    char *ours = calloc((size_t)calls, 1), *all = calloc((size_t)calls * p, 1);
-    if (!CHECK(sendbuf && recvbuf && sendcounts && ours && all, "no memory"))
-        return check_finish(argv[0]);
+    char *ours = calloc((size_t)calls, 1);
+    if (!CHECK(sendbuf && recvbuf && sendcounts && ours, "no memory")) return check_finish(argv[0]);
     sdispls = sendcounts + p;
     recvcounts = sendcounts + 2 * p;
     rdispls = sendcounts + 3 * p;
@@ -119,20 +106,11 @@ int main(int argc, char **argv) {
             if (empty0 && c < 2) ours[n] = 2; /* rank 0 moves nothing either way: not compared */
         }
     }
-    MPI_Allgather(ours, calls, MPI_CHAR, all, calls, MPI_CHAR, MPI_COMM_WORLD);
-    int took = 0;
-    for (int i = 0; i < calls; i++) {
-        took += ours[i] == 1;
-        for (int r = 0; r < p; r++)
-            if (!CHECK(all[(size_t)r * calls + i] == ours[i], "call %d: rank %d took another way",
-                       i, r))
-                i = calls;
-    }
+    const int took = check_same_ways(ours, calls);
     if (check_rank == 0) printf("%d of %d calls on shmcoll's ways\n", took, calls);
     free(sendbuf);
     free(recvbuf);
     free(sendcounts);
     free(ours);
-    free(all);
     return check_finish(argv[0]);
 }
