@@ -83,10 +83,8 @@ int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs,
     shmcoll_mpi_repeat_entry_t *kept;
     switch (shmcoll_mpi_repeat_settled(&call, desc, margs, comm, large, &kept)) {
     case SHMCOLL_MPI_REPEAT_THEIRS:
-        shmcoll_mpi_repeat_stamp(kept);
         return desc->fallback(margs, comm, large, NULL);
     case SHMCOLL_MPI_REPEAT_OURS: /* the group may still hand it on (a row of @mpi) */
-        shmcoll_mpi_repeat_stamp(kept);
         return conclude(&call, shmcoll_mpi_repeat_run(call.group, kept), desc, margs, comm, large,
                         NULL);
     default:

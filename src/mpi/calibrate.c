@@ -110,7 +110,6 @@ typedef struct shmcoll_mpi_calib_band {
     uint32_t check_calls[2]; /* ... and their number (see check_begin) */
     uint32_t check_grown;    /* the interval after the loop check where it keeps the old verdict */
     uint32_t check_base;     /* ... and where it does not */
-    uint32_t lean_granted;   /* the calls of the express run granted (0: none; see check_grant) */
     shmcoll_mpi_express_run_t lean; /* the loop check's calls of the MPI library's way */
 } calib_band_t;
 
@@ -635,7 +634,7 @@ static void check_grant(calib_band_t *band, calib_shared_t *shared) {
     if (shared && shared->left < calls) calls = shared->left;
     if (shared) shared->left -= calls;
     band->lean.serial++; /* the records of the band's last run end (express.h) */
-    band->lean.stamped = band->lean_granted = calls;
+    band->lean.stamped = calls;
     band->lean.stamps = band->check_stamps + k * STRETCH + band->check_calls[k];
     band->lean.nstamps = 0;
     band->countdown -= calls;
@@ -647,11 +646,11 @@ static void check_grant(calib_band_t *band, calib_shared_t *shared) {
  * key's count, `shared`, where the grant took them from it): the call goes on with them, every
  * rank counts every call of the band once, on either path. */
 static void check_absorb(calib_band_t *band, calib_shared_t *shared) {
-    if (!band->lean_granted) return;
+    if (!band->lean.stamped && !band->lean.nstamps) return; /* no run since the last */
     band->countdown += band->lean.stamped;
     if (shared && shared->band == band) shared->left += band->lean.stamped;
-    band->lean.stamped = band->lean_granted = 0;
     band->check_calls[band->check - 1] += band->lean.nstamps;
+    band->lean.stamped = band->lean.nstamps = 0;
 }
 
 static int double_order(const void *a, const void *b) {

@@ -83,10 +83,9 @@ shmcoll_mpi_express_t *shmcoll_mpi_express_record(atomic_int *slot);
 
 /* The blocking entry point `Blocking` with the parameters `plist` (in parentheses; `names` their
  * names): the MPI library's `PBlocking` serves the call at once where it is the next call of the
- * thread's recorded run (stamped with its start, where the run's calls are: a function of its
- * own too);
- * otherwise `usual` (a function of `plist`: the usual path), and a run it was granted is
- * recorded. The usual path is a function of its own, so that the express path saves no
+ * thread's recorded run (stamped with its start where the run's calls are, in a function of its
+ * own too); otherwise `usual` (a function of `plist`: the usual path), and a run it was granted
+ * is recorded. The usual path is a function of its own, so that the express path saves no
  * registers and builds no frame: a compare per argument, a load and a store of the count, and a
  * jump to the MPI library. */
 #define SHMCOLL_MPI_EXPRESS_DEFINE(Blocking, PBlocking, plist, names, usual)                       \

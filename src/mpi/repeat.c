@@ -146,7 +146,7 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
         if (same) {
             e->run.left--;
             grant_express(e);
-            *kept = e;
+            shmcoll_mpi_calibrate_stamp(&e->hold);
             return SHMCOLL_MPI_REPEAT_THEIRS;
         }
         give_back(e); /* other arguments: the run ends */
@@ -162,7 +162,7 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
         e->run.left = run_ahead(e);
         e->run.serial++; /* a new run: the express records of the last one end (express.h) */
         grant_express(e);
-        *kept = e;
+        shmcoll_mpi_calibrate_stamp(&e->hold);
         return e->way;
     }
     if (e->way != SHMCOLL_MPI_REPEAT_OURS || !shmcoll_mpi_calibrate_holds(&e->hold))
@@ -180,15 +180,12 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
     if (call->group->team->failed)
         return SHMCOLL_MPI_REPEAT_NONE; /* the usual sequence raises the group's failure */
     *kept = e;
+    shmcoll_mpi_calibrate_stamp(&e->hold);
     return SHMCOLL_MPI_REPEAT_OURS;
 }
 
 shmcoll_status_t shmcoll_mpi_repeat_run(shmcoll_group_t *group, repeat_entry_t *kept) {
     return shmcoll_group_run_chosen(group, &kept->args, &kept->choice);
-}
-
-void shmcoll_mpi_repeat_stamp(const repeat_entry_t *kept) {
-    shmcoll_mpi_calibrate_stamp(&kept->hold);
 }
 
 int shmcoll_mpi_repeat_reuse(shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,

@@ -38,7 +38,8 @@ typedef struct repeat_entry shmcoll_mpi_repeat_entry_t;
 /* The settled way of a call with `margs` on `comm`, before anything else of the call is done:
  * first whether it is the next call of a run ahead on the MPI library's way (run_ahead in
  * repeat.c: then nothing else is looked at). For OURS the call's head is filled as begin fills
- * it (call.h); for OURS and THEIRS *kept is the entry (to run: shmcoll_mpi_repeat_run). */
+ * it (call.h) and *kept is the entry to run (shmcoll_mpi_repeat_run). A call of either way is
+ * stamped where the loop check times its band's calls (calibrate.h). */
 shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
                                                     const shmcoll_mpi_coll_desc_t *desc,
                                                     const void *margs, MPI_Comm comm, int large,
@@ -47,10 +48,6 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
 /* Runs the kept call that repeat_settled found settled on shmcoll's way on `group`: its prepared
  * arguments and, on one node, the row its first run chose, without copying or choosing again. */
 shmcoll_status_t shmcoll_mpi_repeat_run(shmcoll_group_t *group, shmcoll_mpi_repeat_entry_t *kept);
-
-/* A kept call starts: its start is stamped where the loop check times the calls of its band
- * (calibrate.h). */
-void shmcoll_mpi_repeat_stamp(const shmcoll_mpi_repeat_entry_t *kept);
 
 /* Fills a cleared and begun call from its collective's last prepared call when `margs` are the
  * same bytes; 0 when the call must be prepared. */
