@@ -121,7 +121,7 @@ typedef struct shmcoll_bench_case {
 typedef struct shmcoll_bench_result {
     long iters;                          /* timed iterations per loop */
     int rounds;                          /* loops per implementation */
-    double usec[SHMCOLL_BENCH_NIMPL];    /* per-rank mean per call, maximum over ranks (rank 0) */
+    double usec[SHMCOLL_BENCH_NIMPL];    /* each loop's slowest rank, median over loops (rank 0) */
     int dav_known;                       /* 0: the library cannot report its DAV */
     double dav;                          /* shmcoll's bytes loaded + stored per call, all ranks */
     double copy_gbs;                     /* memcpy bandwidth at this size, all ranks; 0: none */
@@ -134,8 +134,9 @@ typedef struct shmcoll_bench_result {
 int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
                                 shmcoll_bench_options_t *options);
 const char *shmcoll_bench_coll_name(shmcoll_bench_coll_t coll);
-/* Seconds per timed loop of `coll`: --time, or by default 0.1 for barrier, bcast, reduce and
- * allreduce and 0.05 for the others, which keeps a default run of every collective short. */
+/* Seconds per timed loop of `coll`: --time, or by default 0.03 for barrier, bcast, reduce and
+ * allreduce and 0.015 for the others, which keeps a default run of every collective (six rounds)
+ * short. */
 double shmcoll_bench_options_target(const shmcoll_bench_options_t *options,
                                     shmcoll_bench_coll_t coll);
 const char *shmcoll_bench_type_name(shmcoll_bench_type_t type);

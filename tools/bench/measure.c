@@ -5,14 +5,17 @@
  * 2. Calibration (unless --iters is given): loops of growing length of both implementations until
  *    the slower one takes 20 ms, agreed over ranks (PMPI_Allreduce MAX), so every rank runs the
  *    same iteration count; the best rate seen is scaled to the target time per loop (--time;
- *    by default 0.1 s for barrier, bcast, reduce, allreduce and 0.05 s for the others).
+ *    by default 0.03 s for barrier, bcast, reduce, allreduce and 0.015 s for the others).
  * 3. `rounds` timed loops per implementation (more, an even number, where loops are short of
  *    SHMCOLL_BENCH_MIN_CALLS calls in all), alternating in ABBA order (MPI, shmcoll, shmcoll,
  *    MPI, ...) so slow drift and any advantage of going first or second cancel. Each loop starts
  *    after a PMPI_Barrier. Without cache-bust the loop is timed as a whole; with it each call is
  *    timed alone, after its (untimed) rewrite of the send buffer and a PMPI_Barrier.
- * 4. The per-rank mean time per call over all timed loops is reduced with MAX to rank 0: the
- *    slowest rank is what the application waits for.
+ * 4. Each loop's mean time per call is reduced with MAX over the ranks (the slowest rank is what
+ *    the application waits for), and each implementation's row shows the median over its loops:
+ *    a loop that the machine stalled (another process's burst on one of the cores) moves a mean
+ *    of all loops, not the median. (Two runs of `make bench` on MPICH, p = 2, with 6 rounds: rows
+ *    below 0.95x 9 and 8 by the mean of the loops, 7 and 6 by their median, the same loops.)
  * 5. shmcoll's DAV counter (bytes its kernels load and store on this rank) is read before and
  *    after the timed loops; the growth per call, summed over ranks, is the DAV per call.
  * Every loop, warm-up and calibration included, ends with a check of its last iteration's result
@@ -36,6 +39,7 @@
 #include "bench.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "shmcoll_mpi.h"
 
@@ -171,6 +175,17 @@ static long calibrate(const shmcoll_bench_case_t *c, double target) {
     return iters > MAX_ITERS ? MAX_ITERS : (long)iters;
 }
 
+/* The median of `n` values (sorted in place). */
+static int by_value(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* Busy computation for `seconds` (touching no memory beyond a counter); returns its own time. */
 static double compute(double seconds) {
     volatile unsigned long spin = 0;
@@ -243,41 +258,47 @@ void shmcoll_bench_measure_run(const shmcoll_bench_case_t *c_, const shmcoll_ben
      * loops (the MPI library's loops add nothing) divided by the calls is the DAV per call. */
     unsigned long long dav_start, dav_end;
     int dav_known = !o->first_calls && dav_read(c, &dav_start);
-    double seconds[SHMCOLL_BENCH_NIMPL] = {0, 0};
+    /* Each loop's time per call on this rank, impl-major, then the two flags below. */
+    const int nvals = SHMCOLL_BENCH_NIMPL * rounds + 2;
+    double *mine = calloc((size_t)nvals, sizeof *mine),
+           *worst = calloc((size_t)nvals, sizeof *worst);
+    if (!mine || !worst) {
+        fprintf(stderr, "shmcoll-bench: out of memory for %d rounds\n", rounds);
+        MPI_Abort(MPI_COMM_WORLD, 4);
+    }
     for (int r = 0; r < rounds; r++) {
         shmcoll_bench_impl_t first = r % 2 ? SHMCOLL_BENCH_IMPL_SHMCOLL : SHMCOLL_BENCH_IMPL_MPI;
         shmcoll_bench_impl_t second = r % 2 ? SHMCOLL_BENCH_IMPL_MPI : SHMCOLL_BENCH_IMPL_SHMCOLL;
-        seconds[first] +=
+        mine[first * rounds + r] =
             o->first_calls ? first_calls_loop(c, first, iters) : timed_loop(c, first, iters);
-        seconds[second] +=
+        mine[second * rounds + r] =
             o->first_calls ? first_calls_loop(c, second, iters) : timed_loop(c, second, iters);
     }
     dav_known = dav_read(c, &dav_end) && dav_known;
     const double calls = (double)iters * rounds;
-    /* Maximum over ranks of the times per call, of 1 where a rank could not read its DAV and of 1
-     * where the MPI library's result was wrong; sum over ranks of the DAV per call. Two
-     * reductions: each costs milliseconds on an oversubscribed node. */
-    double worst[SHMCOLL_BENCH_NIMPL + 2], worst_all[SHMCOLL_BENCH_NIMPL + 2];
-    for (int i = 0; i < SHMCOLL_BENCH_NIMPL; i++) worst[i] = 1e6 * seconds[i] / calls;
-    worst[SHMCOLL_BENCH_NIMPL] = !dav_known;
-    worst[SHMCOLL_BENCH_NIMPL + 1] = mpi_wrong;
+    for (int i = 0; i < SHMCOLL_BENCH_NIMPL * rounds; i++) mine[i] *= 1e6 / (double)iters;
+    mine[nvals - 2] = !dav_known;
+    mine[nvals - 1] = mpi_wrong;
     double dav = dav_known ? (double)(dav_end - dav_start) / calls : 0;
-    PMPI_Reduce(worst, worst_all, SHMCOLL_BENCH_NIMPL + 2, MPI_DOUBLE, MPI_MAX, 0, c->comm);
+    PMPI_Reduce(mine, worst, nvals, MPI_DOUBLE, MPI_MAX, 0, c->comm);
     PMPI_Reduce(&dav, &result->dav, 1, MPI_DOUBLE, MPI_SUM, 0, c->comm);
-    for (int i = 0; i < SHMCOLL_BENCH_NIMPL; i++) result->usec[i] = worst_all[i];
-    result->dav_known = worst_all[SHMCOLL_BENCH_NIMPL] == 0;
-    result->mpi_wrong = worst_all[SHMCOLL_BENCH_NIMPL + 1] != 0;
+    for (int i = 0; i < SHMCOLL_BENCH_NIMPL; i++)
+        result->usec[i] = median(worst + i * rounds, rounds);
+    result->dav_known = worst[nvals - 2] == 0;
+    result->mpi_wrong = worst[nvals - 1] != 0;
     result->iters = iters;
     result->rounds = rounds;
     result->copy_gbs = 0;
     for (int i = 0; i < SHMCOLL_BENCH_NIMPL; i++) result->overlap[i] = -1;
     if (o->overlap && c->form == SHMCOLL_BENCH_FORM_NONBLOCKING && !c->cache_bust) {
         /* Every rank computes for the slowest rank's time (rank 0 has it), as OSU does. */
-        double pure[SHMCOLL_BENCH_NIMPL] = {worst_all[0], worst_all[1]};
+        double pure[SHMCOLL_BENCH_NIMPL] = {result->usec[0], result->usec[1]};
         PMPI_Bcast(pure, SHMCOLL_BENCH_NIMPL, MPI_DOUBLE, 0, c->comm);
         long n = iters < 1000 ? iters : 1000;
         for (int i = 0; i < SHMCOLL_BENCH_NIMPL; i++)
             result->overlap[i] = overlap_measure(c, (shmcoll_bench_impl_t)i, n, pure[i]);
     }
+    free(mine);
+    free(worst);
     if (c->form == SHMCOLL_BENCH_FORM_PERSISTENT) persistent_free(c);
 }

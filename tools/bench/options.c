@@ -22,7 +22,7 @@ const char *shmcoll_bench_coll_name(shmcoll_bench_coll_t coll) {
 
 double shmcoll_bench_options_target(const shmcoll_bench_options_t *o, shmcoll_bench_coll_t coll) {
     if (o->target > 0) return o->target;
-    return coll <= SHMCOLL_BENCH_ALLREDUCE ? 0.1 : 0.05;
+    return coll <= SHMCOLL_BENCH_ALLREDUCE ? 0.03 : 0.015;
 }
 
 int shmcoll_bench_coll_reduces(shmcoll_bench_coll_t coll) {
@@ -77,8 +77,9 @@ static void usage(FILE *out) {
         "\n"
         "An MPI program: run it under the launcher of the MPI library it was built with, e.g.\n"
         "mpiexec -n 8 shmcoll-bench. For each collective and size it measures both\n"
-        "implementations in the same run (warm-up, calibrated loops, alternating rounds, per-rank\n"
-        "mean, maximum over ranks), checks both results, and prints one row on rank 0. A\n"
+        "implementations in the same run (warm-up, calibrated loops, alternating rounds, each\n"
+        "loop's slowest rank, the median over loops), checks both results, and prints one row on "
+        "rank 0. A\n"
         "wrong result of shmcoll's stops the run; one of the MPI library's own marks its row\n"
         "and leaves it out of the summary (MPICH 4.0.2's persistent allgather, say).\n"
         "\n"
@@ -93,9 +94,9 @@ static void usage(FILE *out) {
         "  --max-size N     largest message in bytes (default 64M)\n"
         "  --factor F       size step: min, min*F, min*F^2, ..., then max (default 8)\n"
         "  --iters N        timed iterations per loop (default: calibrated to --time)\n"
-        "  --time S         seconds per timed loop when calibrating (default 0.1 for\n"
-        "                   barrier, bcast, reduce, allreduce; 0.05 for the others)\n"
-        "  --rounds R       timed loops per implementation, alternating (default 2; more,\n"
+        "  --time S         seconds per timed loop when calibrating (default 0.03 for\n"
+        "                   barrier, bcast, reduce, allreduce; 0.015 for the others)\n"
+        "  --rounds R       timed loops per implementation, alternating (default 6; more,\n"
         "                   an even number, where that makes fewer than %d calls, unless\n"
         "                   --iters is given)\n"
         "  --root R         root of bcast, reduce, gather(v), scatter(v) (default 0)\n"
@@ -226,7 +227,7 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
     *o = (shmcoll_bench_options_t){.min_size = 8,
                                    .max_size = (size_t)64 << 20,
                                    .factor = 8,
-                                   .rounds = 2,
+                                   .rounds = 6,
                                    .type = SHMCOLL_BENCH_DOUBLE,
                                    .bust = SHMCOLL_BENCH_BUST_EXTRA,
                                    .bust_min = (size_t)64 << 10,

@@ -1,0 +1,597 @@
+/* A random program of collectives, as an application would mix them: every collective, blocking,
+ * non-blocking and persistent, on several communicators (the world, a duplicate, two splits, one
+ * of them in reverse rank order, and duplicates made and freed along the way), of sizes drawn
+ * log-uniformly from empty to --max-bytes, in place where MPI allows it, in runs of the same call
+ * (so the measurement, the loop check, the repeat and express paths all serve) whose values change
+ * from call to call or stay, and whose count arrays (v-variants) change in place under the same
+ * pointers now and then. Non-blocking calls are started in batches of up to three, with blocking
+ * ones between them, and each rank completes them in an order of its own. Ranks pause at random
+ * now and then, so they arrive skewed. With --threads 2 (MPI_THREAD_MULTIPLE) a second thread runs
+ * its own program on communicators of its own at the same time.
+ *
+ * Every rank draws the program from the same seed, so the calls match; each rank's inputs are a
+ * function of (its rank, index, call), so every result is checked against a local reference,
+ * the gaps between blocks of the v-variants included (nothing may be written there). Run at the
+ * shipped defaults, preloaded: a hang fails the test through run_mpi.py's timeout. */
+#include "mpi_check.h"
+#include "persistent_names.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum kind {
+    BARRIER,
+    BCAST,
+    REDUCE,
+    ALLREDUCE,
+    SCAN,
+    EXSCAN,
+    REDUCE_SCATTER_BLOCK,
+    REDUCE_SCATTER,
+    ALLGATHER,
+    ALLGATHERV,
+    GATHER,
+    GATHERV,
+    SCATTER,
+    SCATTERV,
+    ALLTOALL,
+    ALLTOALLV,
+    KINDS
+};
+static const char *const kind_names[KINDS] = {
+    "barrier", "bcast",     "reduce",  "allreduce", "scan",    "exscan",   "reduce_scatter_block",
+    "reduce_scatter",       "allgather", "allgatherv", "gather", "gatherv", "scatter", "scatterv",
+    "alltoall", "alltoallv"};
+
+enum form { BLOCKING, NONBLOCKING, PERSISTENT };
+static const char *const form_names[] = {"blocking", "non-blocking", "persistent"};
+
+#define COMMS     4
+#define BATCH     3    /* operations started before the batch's waits */
+#define POISON    -1.0 /* what a receive buffer holds before the call */
+#define SLACK     2    /* v-variants: a block's count is n .. n + SLACK, or 0 */
+#define MAX_RANKS 64
+
+static long max_bytes = 1 << 20; /* a call's largest buffer on any rank */
+static long total_calls = 3000;  /* per thread */
+static unsigned seed = 1;
+
+/* xorshift64*: every rank draws the same program from the same seed. */
+typedef struct rng {
+    uint64_t s;
+} rng_t;
+
+static uint32_t draw(rng_t *g) {
+    g->s ^= g->s >> 12;
+    g->s ^= g->s << 25;
+    g->s ^= g->s >> 27;
+    return (uint32_t)((g->s * 0x2545F4914F6CDD1Dull) >> 32);
+}
+
+static uint32_t below(rng_t *g, uint32_t n) {
+    return n ? draw(g) % n : 0;
+}
+
+static double val(int src, size_t i, int salt) {
+    return (double)(check_hash(src, i, salt) % 1024);
+}
+
+/* One collective call's arguments and buffers; counts and displacements in elements. */
+typedef struct op {
+    enum kind kind;
+    enum form form;
+    MPI_Comm comm;
+    int p, r, root, n, in_place, salt, shape;
+    int scounts[MAX_RANKS], sdispls[MAX_RANKS], rcounts[MAX_RANKS], rdispls[MAX_RANKS];
+    double *send, *recv;
+    size_t send_elems, recv_elems;
+    MPI_Request request;
+    int thread;
+    long call;
+} op_t;
+
+/* The v-variants' count of the block from `src` to `dst` (one of them fixed for the rooted and
+ * gathering kinds): n .. n + SLACK, or none now and then. */
+static int vcount(const op_t *o, int src, int dst) {
+    const uint32_t h = check_hash(src, (size_t)dst, o->shape);
+    return h % 7 == 0 ? 0 : o->n + (int)(h % (SLACK + 1));
+}
+
+/* Displacements with a gap of one element after each block. */
+static size_t place(const int *counts, int *displs, int p) {
+    size_t at = 0;
+    for (int q = 0; q < p; q++) {
+        displs[q] = (int)at;
+        at += (size_t)counts[q] + 1;
+    }
+    return at;
+}
+
+/* The counts of this call's shape, and the buffers' lengths they need. */
+static void lay_out(op_t *o) {
+    const int p = o->p, r = o->r, n = o->n;
+    o->send_elems = o->recv_elems = 0;
+    switch (o->kind) {
+    case BARRIER: break;
+    case BCAST: o->recv_elems = (size_t)n; break;
+    case REDUCE:
+    case ALLREDUCE:
+    case SCAN:
+    case EXSCAN: o->send_elems = o->recv_elems = (size_t)n; break;
+    case REDUCE_SCATTER_BLOCK:
+        o->send_elems = (size_t)p * n;
+        o->recv_elems = o->in_place ? o->send_elems : (size_t)n;
+        break;
+    case REDUCE_SCATTER: {
+        size_t all = 0;
+        for (int q = 0; q < p; q++) all += (size_t)(o->rcounts[q] = vcount(o, 0, q));
+        o->send_elems = all;
+        o->recv_elems = (size_t)o->rcounts[r];
+        break;
+    }
+    case ALLGATHER:
+    case GATHER:
+        o->send_elems = (size_t)n;
+        o->recv_elems = (size_t)p * n;
+        break;
+    case SCATTER:
+        o->send_elems = (size_t)p * n;
+        o->recv_elems = (size_t)n;
+        break;
+    case ALLTOALL: o->send_elems = o->recv_elems = (size_t)p * n; break;
+    case ALLGATHERV:
+    case GATHERV:
+        for (int q = 0; q < p; q++) o->rcounts[q] = vcount(o, q, 0);
+        o->recv_elems = place(o->rcounts, o->rdispls, p);
+        o->send_elems = (size_t)o->rcounts[r];
+        break;
+    case SCATTERV:
+        for (int q = 0; q < p; q++) o->scounts[q] = vcount(o, 0, q);
+        o->send_elems = place(o->scounts, o->sdispls, p);
+        o->recv_elems = (size_t)o->scounts[r];
+        break;
+    case ALLTOALLV:
+        for (int q = 0; q < p; q++) {
+            o->scounts[q] = vcount(o, r, q);
+            o->rcounts[q] = vcount(o, q, r);
+        }
+        o->send_elems = place(o->scounts, o->sdispls, p);
+        o->recv_elems = place(o->rcounts, o->rdispls, p);
+        break;
+    case KINDS: break;
+    }
+}
+
+/* The value this rank sends at element i of its send buffer (the reductions, bcast's root) or in
+ * the block to `dst` (data movement). */
+static double sent(const op_t *o, int dst, size_t i) {
+    switch (o->kind) {
+    case SCATTER:
+    case SCATTERV: return val(dst, i, o->salt);
+    case ALLTOALL:
+    case ALLTOALLV: return val(o->r * o->p + dst, i, o->salt);
+    default: return val(o->r, i, o->salt);
+    }
+}
+
+/* What this rank must find in the block from `src` at element i. */
+static double received(const op_t *o, int src, size_t i) {
+    switch (o->kind) {
+    case SCATTER:
+    case SCATTERV: return val(o->r, i, o->salt);
+    case ALLTOALL:
+    case ALLTOALLV: return val(src * o->p + o->r, i, o->salt);
+    default: return val(src, i, o->salt);
+    }
+}
+
+/* The block of the send buffer for `dst` and its length, per kind (NULL: none). */
+static double *send_block(op_t *o, double *buf, int dst, size_t *len) {
+    switch (o->kind) {
+    case SCATTER:
+    case ALLTOALL: *len = (size_t)o->n; return buf + (size_t)dst * o->n;
+    case SCATTERV:
+    case ALLTOALLV: *len = (size_t)o->scounts[dst]; return buf + o->sdispls[dst];
+    default: *len = 0; return NULL;
+    }
+}
+
+static int rooted_sender(const op_t *o) {
+    return (o->kind != SCATTER && o->kind != SCATTERV) || o->r == o->root;
+}
+
+/* Whether this rank passes MPI_IN_PLACE: the rooted kinds at the root alone. */
+static int here_in_place(const op_t *o) {
+    if (!o->in_place) return 0;
+    switch (o->kind) {
+    case REDUCE:
+    case GATHER:
+    case GATHERV:
+    case SCATTER: return o->r == o->root;
+    default: return 1;
+    }
+}
+
+/* Inputs of a call with the op's salt, and poisoned destinations. In place, the input lies
+ * where MPI says it does: the whole receive buffer (the reductions, alltoall), this rank's block
+ * of it (gather at the root, allgather(v)); scatter's root keeps its blocks in its send buffer
+ * and receives nothing. */
+static void prepare(op_t *o) {
+    for (size_t i = 0; i < o->recv_elems; i++) o->recv[i] = POISON;
+    if (o->kind == BCAST) {
+        if (o->r == o->root)
+            for (size_t i = 0; i < o->recv_elems; i++) o->recv[i] = val(o->root, i, o->salt);
+        return;
+    }
+    double *in = here_in_place(o) ? o->recv : o->send;
+    switch (o->kind) {
+    case SCATTER:
+    case SCATTERV:
+    case ALLTOALL:
+    case ALLTOALLV:
+        if (!rooted_sender(o)) break;
+        if (o->kind == SCATTER) in = o->send;
+        for (int q = 0; q < o->p; q++) {
+            size_t len = 0;
+            double *block = send_block(o, in, q, &len);
+            for (size_t i = 0; i < len; i++) block[i] = sent(o, q, i);
+        }
+        break;
+    case ALLGATHER:
+    case GATHER:
+        if (here_in_place(o)) in = o->recv + (size_t)o->r * o->n;
+        for (int i = 0; i < o->n; i++) in[i] = sent(o, 0, (size_t)i);
+        break;
+    case ALLGATHERV:
+    case GATHERV:
+        if (here_in_place(o)) in = o->recv + o->rdispls[o->r];
+        for (int i = 0; i < o->rcounts[o->r]; i++) in[i] = sent(o, 0, (size_t)i);
+        break;
+    default:
+        for (size_t i = 0; i < o->send_elems; i++) in[i] = sent(o, 0, i);
+        break;
+    }
+}
+
+static int expect(const op_t *o, size_t at, double want, const char *what) {
+    return CHECK(o->recv[at] == want,
+                 "thread %d call %ld: %s %s on %d ranks, n %d, root %d%s: %s [%zu] = %g, expected "
+                 "%g",
+                 o->thread, o->call, form_names[o->form], kind_names[o->kind], o->p, o->n, o->root,
+                 o->in_place ? ", in place" : "", what, at, o->recv[at], want);
+}
+
+/* Element i of the sum over ranks lo..hi-1 of their inputs at `base`. */
+static double sum(const op_t *o, int lo, int hi, size_t base, size_t i) {
+    double s = 0;
+    for (int q = lo; q < hi; q++) s += val(q, base + i, o->salt);
+    return s;
+}
+
+/* The blocks received from every rank, at `displs` (or every n), and the gaps between them. */
+static void verify_blocks(const op_t *o, const int *counts, const int *displs) {
+    for (int q = 0; q < o->p; q++) {
+        const size_t len = counts ? (size_t)counts[q] : (size_t)o->n;
+        const size_t at = displs ? (size_t)displs[q] : (size_t)q * o->n;
+        for (size_t i = 0; i < len; i++)
+            if (!expect(o, at + i, received(o, q, i), "block")) return;
+        if (displs && !expect(o, at + len, POISON, "gap")) return;
+    }
+}
+
+static void verify(const op_t *o) {
+    const int p = o->p, r = o->r;
+    switch (o->kind) {
+    case BARRIER: break;
+    case BCAST:
+        for (size_t i = 0; i < o->recv_elems; i++)
+            if (!expect(o, i, val(o->root, i, o->salt), "element")) return;
+        break;
+    case REDUCE:
+        if (r != o->root) break;
+        /* fall through */
+    case ALLREDUCE:
+        for (size_t i = 0; i < o->recv_elems; i++)
+            if (!expect(o, i, sum(o, 0, p, 0, i), "sum")) return;
+        break;
+    case SCAN:
+    case EXSCAN:
+        if (o->kind == EXSCAN && r == 0) break; /* undefined there */
+        for (size_t i = 0; i < o->recv_elems; i++)
+            if (!expect(o, i, sum(o, 0, o->kind == SCAN ? r + 1 : r, 0, i), "prefix")) return;
+        break;
+    case REDUCE_SCATTER_BLOCK:
+        for (int i = 0; i < o->n; i++)
+            if (!expect(o, (size_t)i, sum(o, 0, p, (size_t)r * o->n, (size_t)i), "share")) return;
+        break;
+    case REDUCE_SCATTER: {
+        size_t base = 0;
+        for (int q = 0; q < r; q++) base += (size_t)o->rcounts[q];
+        for (size_t i = 0; i < o->recv_elems; i++)
+            if (!expect(o, i, sum(o, 0, p, base, i), "share")) return;
+        break;
+    }
+    case GATHER:
+    case GATHERV:
+        if (r != o->root) break;
+        /* fall through */
+    case ALLGATHER:
+    case ALLGATHERV:
+        if (o->kind == ALLGATHER || o->kind == GATHER)
+            verify_blocks(o, NULL, NULL);
+        else
+            verify_blocks(o, o->rcounts, o->rdispls);
+        break;
+    case SCATTER:
+    case SCATTERV:
+        if (here_in_place(o)) break; /* the root's block stays in its send buffer */
+        for (size_t i = 0; i < o->recv_elems; i++)
+            if (!expect(o, i, received(o, o->root, i), "block")) return;
+        break;
+    case ALLTOALL: verify_blocks(o, NULL, NULL); break;
+    case ALLTOALLV: verify_blocks(o, o->rcounts, o->rdispls); break;
+    case KINDS: break;
+    }
+}
+
+/* Starts (NONBLOCKING, PERSISTENT: creates) or makes (BLOCKING) the call. */
+static int issue(op_t *o) {
+    const void *sb = o->in_place ? MPI_IN_PLACE : o->send;
+    void *rb = o->recv;
+    const MPI_Datatype d = MPI_DOUBLE;
+    const MPI_Comm c = o->comm;
+    const int n = o->n, root = o->root;
+    MPI_Request *q = &o->request;
+    const enum form f = o->form;
+#define FORMS(args, blocking, nonblocking, persistent)                                             \
+    (f == BLOCKING      ? blocking args                                                            \
+     : f == NONBLOCKING ? nonblocking(SHMCOLL_TEST_UNPAREN args, q)                                \
+                        : persistent(SHMCOLL_TEST_UNPAREN args, MPI_INFO_NULL, q))
+#define SHMCOLL_TEST_UNPAREN(...) __VA_ARGS__
+    switch (o->kind) {
+    case BARRIER: return FORMS((c), MPI_Barrier, MPI_Ibarrier, MPI_Barrier_init);
+    case BCAST: return FORMS((rb, n, d, root, c), MPI_Bcast, MPI_Ibcast, MPI_Bcast_init);
+    case REDUCE:
+        if (o->in_place && o->r != root) sb = o->send; /* in place only at the root */
+        return FORMS((sb, rb, n, d, MPI_SUM, root, c), MPI_Reduce, MPI_Ireduce, MPI_Reduce_init);
+    case ALLREDUCE:
+        return FORMS((sb, rb, n, d, MPI_SUM, c), MPI_Allreduce, MPI_Iallreduce,
+                     MPI_Allreduce_init);
+    case SCAN: return FORMS((sb, rb, n, d, MPI_SUM, c), MPI_Scan, MPI_Iscan, MPI_Scan_init);
+    case EXSCAN:
+        return FORMS((sb, rb, n, d, MPI_SUM, c), MPI_Exscan, MPI_Iexscan, MPI_Exscan_init);
+    case REDUCE_SCATTER_BLOCK:
+        return FORMS((sb, rb, n, d, MPI_SUM, c), MPI_Reduce_scatter_block,
+                     MPI_Ireduce_scatter_block, MPI_Reduce_scatter_block_init);
+    case REDUCE_SCATTER:
+        return FORMS((sb, rb, o->rcounts, d, MPI_SUM, c), MPI_Reduce_scatter,
+                     MPI_Ireduce_scatter, MPI_Reduce_scatter_init);
+    case ALLGATHER:
+        return FORMS((sb, n, d, rb, n, d, c), MPI_Allgather, MPI_Iallgather, MPI_Allgather_init);
+    case ALLGATHERV:
+        return FORMS((sb, o->rcounts[o->r], d, rb, o->rcounts, o->rdispls, d, c), MPI_Allgatherv,
+                     MPI_Iallgatherv, MPI_Allgatherv_init);
+    case GATHER:
+        if (o->in_place && o->r != root) sb = o->send;
+        return FORMS((sb, n, d, rb, n, d, root, c), MPI_Gather, MPI_Igather, MPI_Gather_init);
+    case GATHERV:
+        if (o->in_place && o->r != root) sb = o->send;
+        return FORMS((sb, o->rcounts[o->r], d, rb, o->rcounts, o->rdispls, d, root, c),
+                     MPI_Gatherv, MPI_Igatherv, MPI_Gatherv_init);
+    case SCATTER: {
+        void *to = o->in_place && o->r == root ? MPI_IN_PLACE : rb;
+        return FORMS((o->send, n, d, to, n, d, root, c), MPI_Scatter, MPI_Iscatter,
+                     MPI_Scatter_init);
+    }
+    case SCATTERV:
+        return FORMS((o->send, o->scounts, o->sdispls, d, rb, o->scounts[o->r], d, root, c),
+                     MPI_Scatterv, MPI_Iscatterv, MPI_Scatterv_init);
+    case ALLTOALL:
+        return FORMS((sb, n, d, rb, n, d, c), MPI_Alltoall, MPI_Ialltoall, MPI_Alltoall_init);
+    case ALLTOALLV:
+        return FORMS((o->send, o->scounts, o->sdispls, d, rb, o->rcounts, o->rdispls, d, c),
+                     MPI_Alltoallv, MPI_Ialltoallv, MPI_Alltoallv_init);
+    case KINDS: break;
+    }
+#undef FORMS
+    return MPI_ERR_OTHER;
+}
+
+/* MPI allows MPI_IN_PLACE for these (at the root alone for the rooted ones); shmcoll's tests of
+ * scatter in place keep the root's block in its send buffer. */
+static int in_place_allowed(enum kind k) {
+    return k == REDUCE || k == ALLREDUCE || k == SCAN || k == EXSCAN ||
+           k == REDUCE_SCATTER_BLOCK || k == ALLGATHER || k == ALLGATHERV || k == GATHER ||
+           k == GATHERV || k == SCATTER || k == ALLTOALL;
+}
+
+typedef struct stream {
+    MPI_Comm comms[COMMS];
+    rng_t program; /* the same on every rank */
+    rng_t local;   /* this rank's own: waits' order, pauses */
+    int thread;
+    long calls, by_form[3];
+} stream_t;
+
+/* The elements per block so that the call's largest buffer on `p` ranks stays within max_bytes:
+ * log-uniform from 0 to that, in the same number of draws whatever it is. */
+static int draw_count(stream_t *s, enum kind k, int p) {
+    const long blocks = k == BCAST || k == REDUCE || k == ALLREDUCE || k == SCAN || k == EXSCAN
+                            ? 1
+                            : 2L * p; /* the v-variants' slack and gaps */
+    long most = max_bytes / (long)sizeof(double) / blocks - SLACK;
+    if (most < 1) most = 1;
+    int bits = 0;
+    while ((1L << (bits + 1)) <= most) bits++;
+    const int e = (int)below(&s->program, (uint32_t)bits + 2); /* 0: empty */
+    const uint32_t within = draw(&s->program);
+    if (!e) return 0;
+    const long lo = 1L << (e - 1);
+    const long n = lo + (long)(within % (uint32_t)lo);
+    return (int)(n < most ? n : most);
+}
+
+/* A run of the same call: long for small calls (the measurement and the loop check need hundreds
+ * of calls in a row), short for large ones; `bytes` alike on every rank. */
+static int draw_run(stream_t *s, size_t bytes) {
+    if (below(&s->program, 3)) return 1 + (int)below(&s->program, 3);
+    const int most = bytes <= 4096 ? 600 : bytes <= (64 << 10) ? 60 : 8;
+    return 1 + (int)below(&s->program, (uint32_t)most);
+}
+
+static void op_make(stream_t *s, op_t *o, enum form f) {
+    memset(o, 0, sizeof *o);
+    o->kind = (enum kind)below(&s->program, KINDS);
+    o->form = f;
+    o->comm = s->comms[below(&s->program, COMMS)];
+    MPI_Comm_size(o->comm, &o->p);
+    MPI_Comm_rank(o->comm, &o->r);
+    /* Drawn alike on every rank, whatever the size of its part of a split: the same number of
+     * draws everywhere keeps the program the same. */
+    o->root = (int)(draw(&s->program) % (uint32_t)o->p);
+    o->n = draw_count(s, o->kind, check_size);
+    o->in_place = in_place_allowed(o->kind) && below(&s->program, 4) == 0;
+    o->shape = (int)below(&s->program, 1 << 20);
+    o->salt = (int)below(&s->program, 1 << 20);
+    o->thread = s->thread;
+    lay_out(o);
+    /* room for every shape of the same n (the counts change in place) */
+    const size_t room = (size_t)o->p * (size_t)(o->n + SLACK + 1) + 1;
+    o->send = check_alloc(room * sizeof(double));
+    o->recv = check_alloc(room * sizeof(double));
+}
+
+static void op_free(op_t *o) {
+    free(o->send);
+    free(o->recv);
+}
+
+static void complete(stream_t *s, op_t *o) {
+    CHECK(MPI_Wait(&o->request, MPI_STATUS_IGNORE) == MPI_SUCCESS, "thread %d: %s wait failed",
+          s->thread, kind_names[o->kind]);
+    verify(o);
+}
+
+/* One call of the op (a run's k-th): new values now and then, and for the v-variants now and then
+ * new counts in the same arrays. */
+static void op_call(stream_t *s, op_t *o, int k) {
+    if (k > 0 && below(&s->program, 2)) o->salt++;
+    if (k > 0 && o->form != PERSISTENT && below(&s->program, 16) == 0) { /* bound at init */
+        o->shape++;
+        lay_out(o);
+    }
+    o->call = s->calls++;
+    prepare(o);
+    if (o->form == PERSISTENT) {
+        CHECK(MPI_Start(&o->request) == MPI_SUCCESS, "start failed");
+        complete(s, o);
+        return;
+    }
+    CHECK(issue(o) == MPI_SUCCESS, "thread %d call %ld: %s %s failed", s->thread, o->call,
+          form_names[o->form], kind_names[o->kind]);
+    if (o->form == NONBLOCKING) complete(s, o);
+    else
+        verify(o);
+}
+
+/* A batch: up to BATCH non-blocking calls started, blocking runs (and persistent ones) between
+ * them, then the non-blocking ones completed in this rank's own order. */
+static void batch(stream_t *s) {
+    op_t ops[BATCH + 1];
+    int pending[BATCH], npending = 0;
+    const int nops = 1 + (int)below(&s->program, BATCH + 1);
+    for (int i = 0; i < nops; i++) {
+        const uint32_t f = below(&s->program, 10);
+        op_t *o = &ops[i];
+        op_make(s, o, f < 6 ? BLOCKING : f < 9 ? NONBLOCKING : PERSISTENT);
+        s->by_form[o->form]++;
+        if (o->form == NONBLOCKING && npending < BATCH) {
+            o->call = s->calls++;
+            prepare(o);
+            CHECK(issue(o) == MPI_SUCCESS, "%s start failed", kind_names[o->kind]);
+            pending[npending++] = i;
+            continue;
+        }
+        if (o->form == NONBLOCKING) o->form = BLOCKING;
+        if (o->form == PERSISTENT)
+            CHECK(issue(o) == MPI_SUCCESS, "%s init failed", kind_names[o->kind]);
+        const int run = draw_run(s, (size_t)o->n * sizeof(double) * (size_t)check_size);
+        for (int k = 0; k < run; k++) op_call(s, o, k);
+        if (o->form == PERSISTENT) MPI_Request_free(&o->request);
+        if (below(&s->local, 40) == 0) usleep(below(&s->local, 2000)); /* skew */
+    }
+    for (int left = npending; left > 0; left--) { /* this rank's order */
+        const int j = (int)below(&s->local, (uint32_t)left);
+        complete(s, &ops[pending[j]]);
+        pending[j] = pending[left - 1];
+    }
+    for (int i = 0; i < nops; i++) op_free(&ops[i]);
+}
+
+static void *stream_run(void *arg) {
+    stream_t *s = arg;
+    while (s->calls < total_calls) {
+        batch(s);
+        if (below(&s->program, 60) == 0) { /* a communicator made again */
+            const int k = 1 + (int)below(&s->program, COMMS - 1);
+            MPI_Comm fresh;
+            MPI_Comm_dup(s->comms[k], &fresh);
+            MPI_Comm_free(&s->comms[k]);
+            s->comms[k] = fresh;
+        }
+    }
+    return NULL;
+}
+
+static void stream_open(stream_t *s, int thread) {
+    memset(s, 0, sizeof *s);
+    s->thread = thread;
+    s->program.s = 0x9E3779B97F4A7C15ull * (seed + 1) + (uint64_t)thread * 7919;
+    s->local.s = s->program.s ^ (0xD1B54A32D192ED03ull * (uint64_t)(check_rank + 1));
+    s->comms[0] = MPI_COMM_WORLD;
+    MPI_Comm_dup(MPI_COMM_WORLD, &s->comms[1]);
+    MPI_Comm_split(MPI_COMM_WORLD, check_rank % 2, check_rank, &s->comms[2]);
+    MPI_Comm_split(MPI_COMM_WORLD, 0, check_size - check_rank, &s->comms[3]); /* reversed */
+    if (thread) MPI_Comm_dup(MPI_COMM_WORLD, &s->comms[0]); /* the world is the main thread's */
+}
+
+static void stream_close(stream_t *s) {
+    for (int k = 0; k < COMMS; k++)
+        if (s->comms[k] != MPI_COMM_WORLD) MPI_Comm_free(&s->comms[k]);
+}
+
+int main(int argc, char **argv) {
+    int threads = 1;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--calls")) total_calls = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--seed")) seed = (unsigned)atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--max-bytes")) max_bytes = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--threads")) threads = atoi(argv[i + 1]);
+    }
+    const int provided =
+        check_init_thread(&argc, &argv, threads > 1 ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE);
+    if (check_size > MAX_RANKS) {
+        if (check_rank == 0) fprintf(stderr, "test_fuzz: at most %d ranks\n", MAX_RANKS);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (threads > 1 && provided < MPI_THREAD_MULTIPLE) threads = 1;
+    stream_t streams[2];
+    for (int t = 0; t < threads && t < 2; t++) stream_open(&streams[t], t);
+    pthread_t second;
+    const int two = threads > 1 && pthread_create(&second, NULL, stream_run, &streams[1]) == 0;
+    stream_run(&streams[0]);
+    if (two) pthread_join(second, NULL);
+    for (int t = 0; t < (two ? 2 : 1); t++) {
+        if (check_rank == 0)
+            printf("fuzz: thread %d: %ld calls (%ld blocking, %ld non-blocking, %ld persistent "
+                   "runs), seed %u, up to %ld bytes\n",
+                   t, streams[t].calls, streams[t].by_form[BLOCKING],
+                   streams[t].by_form[NONBLOCKING], streams[t].by_form[PERSISTENT], seed,
+                   max_bytes);
+        stream_close(&streams[t]);
+    }
+    return check_finish("fuzz");
+}
