@@ -464,6 +464,21 @@ int shmcoll_mpi_request_init(const shmcoll_mpi_coll_desc_t *desc, const void *ma
         else
             status = shmcoll_mpi_call_rebind(call, op->dup);
     }
+    /* A communicator shmcoll does not handle (every rank alone on its node, say: a leaders'
+     * communicator; found at the setup of the duplicate above where the communicator's own was
+     * not due yet) is no reason to hand the request to the MPI library's persistent collective
+     * (see op_serve_theirs): every start is its non-blocking collective, on a duplicate of the
+     * communicator made now, as for a request the group declines. MPICH 4.0.2's
+     * MPI_Allgather_init on two ranks, each alone on its node, returned the first start's blocks
+     * at every later start. */
+    const int dup_declined = undecided && op->dup != MPI_COMM_NULL;
+    if (status == SHMCOLL_ERR_NOT_SUPPORTED && call->state && !call->state->inter &&
+        (call->state->kind == SHMCOLL_MPI_COMM_NOT_HANDLED || dup_declined)) {
+        if ((op->dup != MPI_COMM_NULL || PMPI_Comm_dup(comm, &op->dup) == MPI_SUCCESS) &&
+            op_sizes(op, call->state->size) == SHMCOLL_OK && op_hold(op, desc, margs) == SHMCOLL_OK)
+            return op_serve_theirs(op, desc, large, request);
+        return op_decline(op, desc, margs, comm, large, how);
+    }
     /* Across nodes with blocking network steps every start would be declined (compose.h). */
     const int starts_declined =
         status == SHMCOLL_OK && call->group && !shmcoll_group_starts(call->group);

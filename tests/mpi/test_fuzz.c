@@ -41,10 +41,22 @@ enum kind {
     ALLTOALLV,
     KINDS
 };
-static const char *const kind_names[KINDS] = {
-    "barrier", "bcast",     "reduce",  "allreduce", "scan",    "exscan",   "reduce_scatter_block",
-    "reduce_scatter",       "allgather", "allgatherv", "gather", "gatherv", "scatter", "scatterv",
-    "alltoall", "alltoallv"};
+static const char *const kind_names[KINDS] = {"barrier",
+                                              "bcast",
+                                              "reduce",
+                                              "allreduce",
+                                              "scan",
+                                              "exscan",
+                                              "reduce_scatter_block",
+                                              "reduce_scatter",
+                                              "allgather",
+                                              "allgatherv",
+                                              "gather",
+                                              "gatherv",
+                                              "scatter",
+                                              "scatterv",
+                                              "alltoall",
+                                              "alltoallv"};
 
 enum form { BLOCKING, NONBLOCKING, PERSISTENT };
 static const char *const form_names[] = {"blocking", "non-blocking", "persistent"};
@@ -115,12 +127,17 @@ static void lay_out(op_t *o) {
     const int p = o->p, r = o->r, n = o->n;
     o->send_elems = o->recv_elems = 0;
     switch (o->kind) {
-    case BARRIER: break;
-    case BCAST: o->recv_elems = (size_t)n; break;
+    case BARRIER:
+        break;
+    case BCAST:
+        o->recv_elems = (size_t)n;
+        break;
     case REDUCE:
     case ALLREDUCE:
     case SCAN:
-    case EXSCAN: o->send_elems = o->recv_elems = (size_t)n; break;
+    case EXSCAN:
+        o->send_elems = o->recv_elems = (size_t)n;
+        break;
     case REDUCE_SCATTER_BLOCK:
         o->send_elems = (size_t)p * n;
         o->recv_elems = o->in_place ? o->send_elems : (size_t)n;
@@ -141,7 +158,9 @@ static void lay_out(op_t *o) {
         o->send_elems = (size_t)p * n;
         o->recv_elems = (size_t)n;
         break;
-    case ALLTOALL: o->send_elems = o->recv_elems = (size_t)p * n; break;
+    case ALLTOALL:
+        o->send_elems = o->recv_elems = (size_t)p * n;
+        break;
     case ALLGATHERV:
     case GATHERV:
         for (int q = 0; q < p; q++) o->rcounts[q] = vcount(o, q, 0);
@@ -161,7 +180,8 @@ static void lay_out(op_t *o) {
         o->send_elems = place(o->scounts, o->sdispls, p);
         o->recv_elems = place(o->rcounts, o->rdispls, p);
         break;
-    case KINDS: break;
+    case KINDS:
+        break;
     }
 }
 
@@ -170,10 +190,13 @@ static void lay_out(op_t *o) {
 static double sent(const op_t *o, int dst, size_t i) {
     switch (o->kind) {
     case SCATTER:
-    case SCATTERV: return val(dst, i, o->salt);
+    case SCATTERV:
+        return val(dst, i, o->salt);
     case ALLTOALL:
-    case ALLTOALLV: return val(o->r * o->p + dst, i, o->salt);
-    default: return val(o->r, i, o->salt);
+    case ALLTOALLV:
+        return val(o->r * o->p + dst, i, o->salt);
+    default:
+        return val(o->r, i, o->salt);
     }
 }
 
@@ -181,10 +204,13 @@ static double sent(const op_t *o, int dst, size_t i) {
 static double received(const op_t *o, int src, size_t i) {
     switch (o->kind) {
     case SCATTER:
-    case SCATTERV: return val(o->r, i, o->salt);
+    case SCATTERV:
+        return val(o->r, i, o->salt);
     case ALLTOALL:
-    case ALLTOALLV: return val(src * o->p + o->r, i, o->salt);
-    default: return val(src, i, o->salt);
+    case ALLTOALLV:
+        return val(src * o->p + o->r, i, o->salt);
+    default:
+        return val(src, i, o->salt);
     }
 }
 
@@ -192,10 +218,16 @@ static double received(const op_t *o, int src, size_t i) {
 static double *send_block(op_t *o, double *buf, int dst, size_t *len) {
     switch (o->kind) {
     case SCATTER:
-    case ALLTOALL: *len = (size_t)o->n; return buf + (size_t)dst * o->n;
+    case ALLTOALL:
+        *len = (size_t)o->n;
+        return buf + (size_t)dst * o->n;
     case SCATTERV:
-    case ALLTOALLV: *len = (size_t)o->scounts[dst]; return buf + o->sdispls[dst];
-    default: *len = 0; return NULL;
+    case ALLTOALLV:
+        *len = (size_t)o->scounts[dst];
+        return buf + o->sdispls[dst];
+    default:
+        *len = 0;
+        return NULL;
     }
 }
 
@@ -210,8 +242,10 @@ static int here_in_place(const op_t *o) {
     case REDUCE:
     case GATHER:
     case GATHERV:
-    case SCATTER: return o->r == o->root;
-    default: return 1;
+    case SCATTER:
+        return o->r == o->root;
+    default:
+        return 1;
     }
 }
 
@@ -285,7 +319,8 @@ static void verify_blocks(const op_t *o, const int *counts, const int *displs) {
 static void verify(const op_t *o) {
     const int p = o->p, r = o->r;
     switch (o->kind) {
-    case BARRIER: break;
+    case BARRIER:
+        break;
     case BCAST:
         for (size_t i = 0; i < o->recv_elems; i++)
             if (!expect(o, i, val(o->root, i, o->salt), "element")) return;
@@ -331,9 +366,14 @@ static void verify(const op_t *o) {
         for (size_t i = 0; i < o->recv_elems; i++)
             if (!expect(o, i, received(o, o->root, i), "block")) return;
         break;
-    case ALLTOALL: verify_blocks(o, NULL, NULL); break;
-    case ALLTOALLV: verify_blocks(o, o->rcounts, o->rdispls); break;
-    case KINDS: break;
+    case ALLTOALL:
+        verify_blocks(o, NULL, NULL);
+        break;
+    case ALLTOALLV:
+        verify_blocks(o, o->rcounts, o->rdispls);
+        break;
+    case KINDS:
+        break;
     }
 }
 
@@ -352,23 +392,25 @@ static int issue(op_t *o) {
                         : persistent(SHMCOLL_TEST_UNPAREN args, MPI_INFO_NULL, q))
 #define SHMCOLL_TEST_UNPAREN(...) __VA_ARGS__
     switch (o->kind) {
-    case BARRIER: return FORMS((c), MPI_Barrier, MPI_Ibarrier, MPI_Barrier_init);
-    case BCAST: return FORMS((rb, n, d, root, c), MPI_Bcast, MPI_Ibcast, MPI_Bcast_init);
+    case BARRIER:
+        return FORMS((c), MPI_Barrier, MPI_Ibarrier, MPI_Barrier_init);
+    case BCAST:
+        return FORMS((rb, n, d, root, c), MPI_Bcast, MPI_Ibcast, MPI_Bcast_init);
     case REDUCE:
         if (o->in_place && o->r != root) sb = o->send; /* in place only at the root */
         return FORMS((sb, rb, n, d, MPI_SUM, root, c), MPI_Reduce, MPI_Ireduce, MPI_Reduce_init);
     case ALLREDUCE:
-        return FORMS((sb, rb, n, d, MPI_SUM, c), MPI_Allreduce, MPI_Iallreduce,
-                     MPI_Allreduce_init);
-    case SCAN: return FORMS((sb, rb, n, d, MPI_SUM, c), MPI_Scan, MPI_Iscan, MPI_Scan_init);
+        return FORMS((sb, rb, n, d, MPI_SUM, c), MPI_Allreduce, MPI_Iallreduce, MPI_Allreduce_init);
+    case SCAN:
+        return FORMS((sb, rb, n, d, MPI_SUM, c), MPI_Scan, MPI_Iscan, MPI_Scan_init);
     case EXSCAN:
         return FORMS((sb, rb, n, d, MPI_SUM, c), MPI_Exscan, MPI_Iexscan, MPI_Exscan_init);
     case REDUCE_SCATTER_BLOCK:
         return FORMS((sb, rb, n, d, MPI_SUM, c), MPI_Reduce_scatter_block,
                      MPI_Ireduce_scatter_block, MPI_Reduce_scatter_block_init);
     case REDUCE_SCATTER:
-        return FORMS((sb, rb, o->rcounts, d, MPI_SUM, c), MPI_Reduce_scatter,
-                     MPI_Ireduce_scatter, MPI_Reduce_scatter_init);
+        return FORMS((sb, rb, o->rcounts, d, MPI_SUM, c), MPI_Reduce_scatter, MPI_Ireduce_scatter,
+                     MPI_Reduce_scatter_init);
     case ALLGATHER:
         return FORMS((sb, n, d, rb, n, d, c), MPI_Allgather, MPI_Iallgather, MPI_Allgather_init);
     case ALLGATHERV:
@@ -379,8 +421,8 @@ static int issue(op_t *o) {
         return FORMS((sb, n, d, rb, n, d, root, c), MPI_Gather, MPI_Igather, MPI_Gather_init);
     case GATHERV:
         if (o->in_place && o->r != root) sb = o->send;
-        return FORMS((sb, o->rcounts[o->r], d, rb, o->rcounts, o->rdispls, d, root, c),
-                     MPI_Gatherv, MPI_Igatherv, MPI_Gatherv_init);
+        return FORMS((sb, o->rcounts[o->r], d, rb, o->rcounts, o->rdispls, d, root, c), MPI_Gatherv,
+                     MPI_Igatherv, MPI_Gatherv_init);
     case SCATTER: {
         void *to = o->in_place && o->r == root ? MPI_IN_PLACE : rb;
         return FORMS((o->send, n, d, to, n, d, root, c), MPI_Scatter, MPI_Iscatter,
@@ -394,18 +436,26 @@ static int issue(op_t *o) {
     case ALLTOALLV:
         return FORMS((o->send, o->scounts, o->sdispls, d, rb, o->rcounts, o->rdispls, d, c),
                      MPI_Alltoallv, MPI_Ialltoallv, MPI_Alltoallv_init);
-    case KINDS: break;
+    case KINDS:
+        break;
     }
 #undef FORMS
     return MPI_ERR_OTHER;
 }
 
-/* MPI allows MPI_IN_PLACE for these (at the root alone for the rooted ones); shmcoll's tests of
- * scatter in place keep the root's block in its send buffer. */
-static int in_place_allowed(enum kind k) {
-    return k == REDUCE || k == ALLREDUCE || k == SCAN || k == EXSCAN ||
-           k == REDUCE_SCATTER_BLOCK || k == ALLGATHER || k == ALLGATHERV || k == GATHER ||
-           k == GATHERV || k == SCATTER || k == ALLTOALL;
+/* MPI allows MPI_IN_PLACE for these (at the root alone for the rooted ones). Not a reduce at a
+ * root other than 0 on MPICH: MPICH 4.0.2's own MPI_Reduce in place at root 1 of 2-5 ranks
+ * crashes (SIGSEGV) from 512 doubles on, with or without shmcoll, which hands it such calls on
+ * the MPI library's way. */
+static int in_place_allowed(enum kind k, int root) {
+#ifdef MPICH_VERSION
+    if (k == REDUCE && root != 0) return 0;
+#else
+    (void)root;
+#endif
+    return k == REDUCE || k == ALLREDUCE || k == SCAN || k == EXSCAN || k == REDUCE_SCATTER_BLOCK ||
+           k == ALLGATHER || k == ALLGATHERV || k == GATHER || k == GATHERV || k == SCATTER ||
+           k == ALLTOALL;
 }
 
 typedef struct stream {
@@ -453,7 +503,7 @@ static void op_make(stream_t *s, op_t *o, enum form f) {
      * draws everywhere keeps the program the same. */
     o->root = (int)(draw(&s->program) % (uint32_t)o->p);
     o->n = draw_count(s, o->kind, check_size);
-    o->in_place = in_place_allowed(o->kind) && below(&s->program, 4) == 0;
+    o->in_place = below(&s->program, 4) == 0 && in_place_allowed(o->kind, o->root);
     o->shape = (int)below(&s->program, 1 << 20);
     o->salt = (int)below(&s->program, 1 << 20);
     o->thread = s->thread;
@@ -492,7 +542,8 @@ static void op_call(stream_t *s, op_t *o, int k) {
     }
     CHECK(issue(o) == MPI_SUCCESS, "thread %d call %ld: %s %s failed", s->thread, o->call,
           form_names[o->form], kind_names[o->kind]);
-    if (o->form == NONBLOCKING) complete(s, o);
+    if (o->form == NONBLOCKING)
+        complete(s, o);
     else
         verify(o);
 }
@@ -566,10 +617,14 @@ static void stream_close(stream_t *s) {
 int main(int argc, char **argv) {
     int threads = 1;
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--calls")) total_calls = atol(argv[i + 1]);
-        else if (!strcmp(argv[i], "--seed")) seed = (unsigned)atol(argv[i + 1]);
-        else if (!strcmp(argv[i], "--max-bytes")) max_bytes = atol(argv[i + 1]);
-        else if (!strcmp(argv[i], "--threads")) threads = atoi(argv[i + 1]);
+        if (!strcmp(argv[i], "--calls"))
+            total_calls = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--seed"))
+            seed = (unsigned)atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--max-bytes"))
+            max_bytes = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--threads"))
+            threads = atoi(argv[i + 1]);
     }
     const int provided =
         check_init_thread(&argc, &argv, threads > 1 ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE);
