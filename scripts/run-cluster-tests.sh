@@ -58,6 +58,8 @@ fi
 # filled in per layout. The Fortran ones exist only where a Fortran compiler was found; they, and
 # the threads test, run in the first layout only (what they test does not depend on placement).
 first_layout_only=" threads fortran_use_mpi fortran_mpif_h fortran_mpi_f08 "
+# These run at the shipped defaults (run_mpi.py --defaults), not at the tests' own settings.
+at_defaults=" fuzz "
 programs=(
     "hosts --hosts @HOSTS@ --ppn @PPN@ @CYCLIC@"
     "coll"
@@ -69,6 +71,7 @@ programs=(
     "stats"
     "sizes"
     "persistent_kinds"
+    "fuzz --calls 3000"
     "threads"
     "fortran_use_mpi"
     "fortran_mpif_h"
@@ -173,12 +176,14 @@ for mpi in "${mpis[@]}"; do
                 not_run=$((not_run + 1))
                 continue
             fi
+            defaults=()
+            [[ $at_defaults != *" $name "* ]] || defaults=(--defaults)
             t0=$SECONDS
             # shellcheck disable=SC2086 # $cyclic is one word or none
             python3 tests/mpi/run_mpi.py --flavour "$mpi" --mpiexec "mpiexec.$mpi" \
                 --cluster "${nodes}x$ppn" $cyclic --timeout "$timeout" "${finalize[@]}" \
                 --cluster-arg=--fail-pattern --cluster-arg='^FAIL rank' \
-                --env SHMCOLL_TEST_EXPECT_ACTIVE=1 "${envs[@]}" --preload "$lib" \
+                "${defaults[@]}" --env SHMCOLL_TEST_EXPECT_ACTIVE=1 "${envs[@]}" --preload "$lib" \
                 -- "$program" "${args[@]}" >"$log" 2>&1
             rc=$?
             what="$mpi ${nodes}x$ppn${cyclic:+ cyclic} $name ($((SECONDS - t0)) s)"

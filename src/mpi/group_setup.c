@@ -172,8 +172,14 @@ shmcoll_status_t shmcoll_mpi_group_setup(MPI_Comm comm, int rank, int size,
         *reason = "every rank is alone on its node";
         return SHMCOLL_ERR_NOT_SUPPORTED;
     }
-    MPI_Comm node = MPI_COMM_NULL;
-    if (PMPI_Comm_split(comm, label, rank, &node) != MPI_SUCCESS) {
+    /* On one node the communicator is the node's own, in the same order: no communicator is
+     * made. Making one inside a collective, in two threads at once on different communicators,
+     * hung Open MPI 4.1's agreement on context ids (PMPI_Comm_split in both threads' setups, each
+     * waiting in ompi_comm_nextcid, found by tests/mpi/test_fuzz.c with two threads). */
+    int one_node = 1;
+    for (int r = 0; r < size; r++) one_node &= labels[r] == labels[0];
+    MPI_Comm node = one_node ? comm : MPI_COMM_NULL;
+    if (!one_node && PMPI_Comm_split(comm, label, rank, &node) != MPI_SUCCESS) {
         *reason = "splitting the communicator into nodes failed";
         return SHMCOLL_ERR_NOT_SUPPORTED;
     }
@@ -191,7 +197,7 @@ shmcoll_status_t shmcoll_mpi_group_setup(MPI_Comm comm, int rank, int size,
                                      .unready = !ready};
     shmcoll_team_t *team = NULL;
     shmcoll_status_t status = shmcoll_team_create(&bootstrap, &team);
-    PMPI_Comm_free(&node);
+    if (!one_node) PMPI_Comm_free(&node);
     /* Every node's team agrees within its node; all nodes must have one. */
     int ok = status == SHMCOLL_OK, all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
