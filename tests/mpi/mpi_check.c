@@ -20,6 +20,10 @@ static const char *const coll_names[CHECK_COLL_COUNT] = {
     "gather",         "gatherv", "scatter", "scatterv",  "alltoall",
     "alltoallv"};
 
+const char *check_coll_name(check_coll_t coll) {
+    return coll < CHECK_COLL_COUNT ? coll_names[coll] : "?";
+}
+
 int check_fail(const char *file, int line, const char *fmt, ...) {
     if (failures++ < 20) {
         char text[512];

@@ -39,6 +39,9 @@ typedef enum check_coll {
 
 extern int check_rank, check_size; /* in MPI_COMM_WORLD */
 
+/* The collective's name as the statistics lines print it ("reduce_scatter_block"). */
+const char *check_coll_name(check_coll_t coll);
+
 /* MPI_Init, rank/size, the interposition check. */
 void check_init(int *argc, char ***argv);
 /* The same through MPI_Init_thread; returns the thread level provided. */

@@ -22,41 +22,24 @@
 #include <string.h>
 #include <unistd.h>
 
-enum kind {
-    BARRIER,
-    BCAST,
-    REDUCE,
-    ALLREDUCE,
-    SCAN,
-    EXSCAN,
-    REDUCE_SCATTER_BLOCK,
-    REDUCE_SCATTER,
-    ALLGATHER,
-    ALLGATHERV,
-    GATHER,
-    GATHERV,
-    SCATTER,
-    SCATTERV,
-    ALLTOALL,
-    ALLTOALLV,
-    KINDS
-};
-static const char *const kind_names[KINDS] = {"barrier",
-                                              "bcast",
-                                              "reduce",
-                                              "allreduce",
-                                              "scan",
-                                              "exscan",
-                                              "reduce_scatter_block",
-                                              "reduce_scatter",
-                                              "allgather",
-                                              "allgatherv",
-                                              "gather",
-                                              "gatherv",
-                                              "scatter",
-                                              "scatterv",
-                                              "alltoall",
-                                              "alltoallv"};
+/* The kinds in the order the program draws them (an index into this table), as check_coll_t. */
+static const check_coll_t kinds[] = {CHECK_BARRIER,
+                                     CHECK_BCAST,
+                                     CHECK_REDUCE,
+                                     CHECK_ALLREDUCE,
+                                     CHECK_SCAN,
+                                     CHECK_EXSCAN,
+                                     CHECK_REDUCE_SCATTER_BLOCK,
+                                     CHECK_REDUCE_SCATTER,
+                                     CHECK_ALLGATHER,
+                                     CHECK_ALLGATHERV,
+                                     CHECK_GATHER,
+                                     CHECK_GATHERV,
+                                     CHECK_SCATTER,
+                                     CHECK_SCATTERV,
+                                     CHECK_ALLTOALL,
+                                     CHECK_ALLTOALLV};
+#define KINDS ((uint32_t)(sizeof kinds / sizeof *kinds))
 
 enum form { BLOCKING, NONBLOCKING, PERSISTENT };
 static const char *const form_names[] = {"blocking", "non-blocking", "persistent"};
@@ -93,7 +76,7 @@ static double val(int src, size_t i, int salt) {
 
 /* One collective call's arguments and buffers; counts and displacements in elements. */
 typedef struct op {
-    enum kind kind;
+    check_coll_t kind;
     enum form form;
     MPI_Comm comm;
     int p, r, root, n, in_place, salt, shape;
@@ -127,52 +110,52 @@ static void lay_out(op_t *o) {
     const int p = o->p, r = o->r, n = o->n;
     o->send_elems = o->recv_elems = 0;
     switch (o->kind) {
-    case BARRIER:
+    case CHECK_BARRIER:
         break;
-    case BCAST:
+    case CHECK_BCAST:
         o->recv_elems = (size_t)n;
         break;
-    case REDUCE:
-    case ALLREDUCE:
-    case SCAN:
-    case EXSCAN:
+    case CHECK_REDUCE:
+    case CHECK_ALLREDUCE:
+    case CHECK_SCAN:
+    case CHECK_EXSCAN:
         o->send_elems = o->recv_elems = (size_t)n;
         break;
-    case REDUCE_SCATTER_BLOCK:
+    case CHECK_REDUCE_SCATTER_BLOCK:
         o->send_elems = (size_t)p * n;
         o->recv_elems = o->in_place ? o->send_elems : (size_t)n;
         break;
-    case REDUCE_SCATTER: {
+    case CHECK_REDUCE_SCATTER: {
         size_t all = 0;
         for (int q = 0; q < p; q++) all += (size_t)(o->rcounts[q] = vcount(o, 0, q));
         o->send_elems = all;
         o->recv_elems = (size_t)o->rcounts[r];
         break;
     }
-    case ALLGATHER:
-    case GATHER:
+    case CHECK_ALLGATHER:
+    case CHECK_GATHER:
         o->send_elems = (size_t)n;
         o->recv_elems = (size_t)p * n;
         break;
-    case SCATTER:
+    case CHECK_SCATTER:
         o->send_elems = (size_t)p * n;
         o->recv_elems = (size_t)n;
         break;
-    case ALLTOALL:
+    case CHECK_ALLTOALL:
         o->send_elems = o->recv_elems = (size_t)p * n;
         break;
-    case ALLGATHERV:
-    case GATHERV:
+    case CHECK_ALLGATHERV:
+    case CHECK_GATHERV:
         for (int q = 0; q < p; q++) o->rcounts[q] = vcount(o, q, 0);
         o->recv_elems = place(o->rcounts, o->rdispls, p);
         o->send_elems = (size_t)o->rcounts[r];
         break;
-    case SCATTERV:
+    case CHECK_SCATTERV:
         for (int q = 0; q < p; q++) o->scounts[q] = vcount(o, 0, q);
         o->send_elems = place(o->scounts, o->sdispls, p);
         o->recv_elems = (size_t)o->scounts[r];
         break;
-    case ALLTOALLV:
+    case CHECK_ALLTOALLV:
         for (int q = 0; q < p; q++) {
             o->scounts[q] = vcount(o, r, q);
             o->rcounts[q] = vcount(o, q, r);
@@ -180,7 +163,7 @@ static void lay_out(op_t *o) {
         o->send_elems = place(o->scounts, o->sdispls, p);
         o->recv_elems = place(o->rcounts, o->rdispls, p);
         break;
-    case KINDS:
+    case CHECK_COLL_COUNT:
         break;
     }
 }
@@ -189,11 +172,11 @@ static void lay_out(op_t *o) {
  * the block to `dst` (data movement). */
 static double sent(const op_t *o, int dst, size_t i) {
     switch (o->kind) {
-    case SCATTER:
-    case SCATTERV:
+    case CHECK_SCATTER:
+    case CHECK_SCATTERV:
         return val(dst, i, o->salt);
-    case ALLTOALL:
-    case ALLTOALLV:
+    case CHECK_ALLTOALL:
+    case CHECK_ALLTOALLV:
         return val(o->r * o->p + dst, i, o->salt);
     default:
         return val(o->r, i, o->salt);
@@ -203,11 +186,11 @@ static double sent(const op_t *o, int dst, size_t i) {
 /* What this rank must find in the block from `src` at element i. */
 static double received(const op_t *o, int src, size_t i) {
     switch (o->kind) {
-    case SCATTER:
-    case SCATTERV:
+    case CHECK_SCATTER:
+    case CHECK_SCATTERV:
         return val(o->r, i, o->salt);
-    case ALLTOALL:
-    case ALLTOALLV:
+    case CHECK_ALLTOALL:
+    case CHECK_ALLTOALLV:
         return val(src * o->p + o->r, i, o->salt);
     default:
         return val(src, i, o->salt);
@@ -217,12 +200,12 @@ static double received(const op_t *o, int src, size_t i) {
 /* The block of the send buffer for `dst` and its length, per kind (NULL: none). */
 static double *send_block(op_t *o, double *buf, int dst, size_t *len) {
     switch (o->kind) {
-    case SCATTER:
-    case ALLTOALL:
+    case CHECK_SCATTER:
+    case CHECK_ALLTOALL:
         *len = (size_t)o->n;
         return buf + (size_t)dst * o->n;
-    case SCATTERV:
-    case ALLTOALLV:
+    case CHECK_SCATTERV:
+    case CHECK_ALLTOALLV:
         *len = (size_t)o->scounts[dst];
         return buf + o->sdispls[dst];
     default:
@@ -232,17 +215,17 @@ static double *send_block(op_t *o, double *buf, int dst, size_t *len) {
 }
 
 static int rooted_sender(const op_t *o) {
-    return (o->kind != SCATTER && o->kind != SCATTERV) || o->r == o->root;
+    return (o->kind != CHECK_SCATTER && o->kind != CHECK_SCATTERV) || o->r == o->root;
 }
 
 /* Whether this rank passes MPI_IN_PLACE: the rooted kinds at the root alone. */
 static int here_in_place(const op_t *o) {
     if (!o->in_place) return 0;
     switch (o->kind) {
-    case REDUCE:
-    case GATHER:
-    case GATHERV:
-    case SCATTER:
+    case CHECK_REDUCE:
+    case CHECK_GATHER:
+    case CHECK_GATHERV:
+    case CHECK_SCATTER:
         return o->r == o->root;
     default:
         return 1;
@@ -255,32 +238,32 @@ static int here_in_place(const op_t *o) {
  * and receives nothing. */
 static void prepare(op_t *o) {
     for (size_t i = 0; i < o->recv_elems; i++) o->recv[i] = POISON;
-    if (o->kind == BCAST) {
+    if (o->kind == CHECK_BCAST) {
         if (o->r == o->root)
             for (size_t i = 0; i < o->recv_elems; i++) o->recv[i] = val(o->root, i, o->salt);
         return;
     }
     double *in = here_in_place(o) ? o->recv : o->send;
     switch (o->kind) {
-    case SCATTER:
-    case SCATTERV:
-    case ALLTOALL:
-    case ALLTOALLV:
+    case CHECK_SCATTER:
+    case CHECK_SCATTERV:
+    case CHECK_ALLTOALL:
+    case CHECK_ALLTOALLV:
         if (!rooted_sender(o)) break;
-        if (o->kind == SCATTER) in = o->send;
+        if (o->kind == CHECK_SCATTER) in = o->send;
         for (int q = 0; q < o->p; q++) {
             size_t len = 0;
             double *block = send_block(o, in, q, &len);
             for (size_t i = 0; i < len; i++) block[i] = sent(o, q, i);
         }
         break;
-    case ALLGATHER:
-    case GATHER:
+    case CHECK_ALLGATHER:
+    case CHECK_GATHER:
         if (here_in_place(o)) in = o->recv + (size_t)o->r * o->n;
         for (int i = 0; i < o->n; i++) in[i] = sent(o, 0, (size_t)i);
         break;
-    case ALLGATHERV:
-    case GATHERV:
+    case CHECK_ALLGATHERV:
+    case CHECK_GATHERV:
         if (here_in_place(o)) in = o->recv + o->rdispls[o->r];
         for (int i = 0; i < o->rcounts[o->r]; i++) in[i] = sent(o, 0, (size_t)i);
         break;
@@ -294,8 +277,8 @@ static int expect(const op_t *o, size_t at, double want, const char *what) {
     return CHECK(o->recv[at] == want,
                  "thread %d call %ld: %s %s on %d ranks, n %d, root %d%s: %s [%zu] = %g, expected "
                  "%g",
-                 o->thread, o->call, form_names[o->form], kind_names[o->kind], o->p, o->n, o->root,
-                 o->in_place ? ", in place" : "", what, at, o->recv[at], want);
+                 o->thread, o->call, form_names[o->form], check_coll_name(o->kind), o->p, o->n,
+                 o->root, o->in_place ? ", in place" : "", what, at, o->recv[at], want);
 }
 
 /* Element i of the sum over ranks lo..hi-1 of their inputs at `base`. */
@@ -319,60 +302,60 @@ static void verify_blocks(const op_t *o, const int *counts, const int *displs) {
 static void verify(const op_t *o) {
     const int p = o->p, r = o->r;
     switch (o->kind) {
-    case BARRIER:
+    case CHECK_BARRIER:
         break;
-    case BCAST:
+    case CHECK_BCAST:
         for (size_t i = 0; i < o->recv_elems; i++)
             if (!expect(o, i, val(o->root, i, o->salt), "element")) return;
         break;
-    case REDUCE:
+    case CHECK_REDUCE:
         if (r != o->root) break;
         /* fall through */
-    case ALLREDUCE:
+    case CHECK_ALLREDUCE:
         for (size_t i = 0; i < o->recv_elems; i++)
             if (!expect(o, i, sum(o, 0, p, 0, i), "sum")) return;
         break;
-    case SCAN:
-    case EXSCAN:
-        if (o->kind == EXSCAN && r == 0) break; /* undefined there */
+    case CHECK_SCAN:
+    case CHECK_EXSCAN:
+        if (o->kind == CHECK_EXSCAN && r == 0) break; /* undefined there */
         for (size_t i = 0; i < o->recv_elems; i++)
-            if (!expect(o, i, sum(o, 0, o->kind == SCAN ? r + 1 : r, 0, i), "prefix")) return;
+            if (!expect(o, i, sum(o, 0, o->kind == CHECK_SCAN ? r + 1 : r, 0, i), "prefix")) return;
         break;
-    case REDUCE_SCATTER_BLOCK:
+    case CHECK_REDUCE_SCATTER_BLOCK:
         for (int i = 0; i < o->n; i++)
             if (!expect(o, (size_t)i, sum(o, 0, p, (size_t)r * o->n, (size_t)i), "share")) return;
         break;
-    case REDUCE_SCATTER: {
+    case CHECK_REDUCE_SCATTER: {
         size_t base = 0;
         for (int q = 0; q < r; q++) base += (size_t)o->rcounts[q];
         for (size_t i = 0; i < o->recv_elems; i++)
             if (!expect(o, i, sum(o, 0, p, base, i), "share")) return;
         break;
     }
-    case GATHER:
-    case GATHERV:
+    case CHECK_GATHER:
+    case CHECK_GATHERV:
         if (r != o->root) break;
         /* fall through */
-    case ALLGATHER:
-    case ALLGATHERV:
-        if (o->kind == ALLGATHER || o->kind == GATHER)
+    case CHECK_ALLGATHER:
+    case CHECK_ALLGATHERV:
+        if (o->kind == CHECK_ALLGATHER || o->kind == CHECK_GATHER)
             verify_blocks(o, NULL, NULL);
         else
             verify_blocks(o, o->rcounts, o->rdispls);
         break;
-    case SCATTER:
-    case SCATTERV:
+    case CHECK_SCATTER:
+    case CHECK_SCATTERV:
         if (here_in_place(o)) break; /* the root's block stays in its send buffer */
         for (size_t i = 0; i < o->recv_elems; i++)
             if (!expect(o, i, received(o, o->root, i), "block")) return;
         break;
-    case ALLTOALL:
+    case CHECK_ALLTOALL:
         verify_blocks(o, NULL, NULL);
         break;
-    case ALLTOALLV:
+    case CHECK_ALLTOALLV:
         verify_blocks(o, o->rcounts, o->rdispls);
         break;
-    case KINDS:
+    case CHECK_COLL_COUNT:
         break;
     }
 }
@@ -392,51 +375,51 @@ static int issue(op_t *o) {
                         : persistent(SHMCOLL_TEST_UNPAREN args, MPI_INFO_NULL, q))
 #define SHMCOLL_TEST_UNPAREN(...) __VA_ARGS__
     switch (o->kind) {
-    case BARRIER:
+    case CHECK_BARRIER:
         return FORMS((c), MPI_Barrier, MPI_Ibarrier, MPI_Barrier_init);
-    case BCAST:
+    case CHECK_BCAST:
         return FORMS((rb, n, d, root, c), MPI_Bcast, MPI_Ibcast, MPI_Bcast_init);
-    case REDUCE:
+    case CHECK_REDUCE:
         if (o->in_place && o->r != root) sb = o->send; /* in place only at the root */
         return FORMS((sb, rb, n, d, MPI_SUM, root, c), MPI_Reduce, MPI_Ireduce, MPI_Reduce_init);
-    case ALLREDUCE:
+    case CHECK_ALLREDUCE:
         return FORMS((sb, rb, n, d, MPI_SUM, c), MPI_Allreduce, MPI_Iallreduce, MPI_Allreduce_init);
-    case SCAN:
+    case CHECK_SCAN:
         return FORMS((sb, rb, n, d, MPI_SUM, c), MPI_Scan, MPI_Iscan, MPI_Scan_init);
-    case EXSCAN:
+    case CHECK_EXSCAN:
         return FORMS((sb, rb, n, d, MPI_SUM, c), MPI_Exscan, MPI_Iexscan, MPI_Exscan_init);
-    case REDUCE_SCATTER_BLOCK:
+    case CHECK_REDUCE_SCATTER_BLOCK:
         return FORMS((sb, rb, n, d, MPI_SUM, c), MPI_Reduce_scatter_block,
                      MPI_Ireduce_scatter_block, MPI_Reduce_scatter_block_init);
-    case REDUCE_SCATTER:
+    case CHECK_REDUCE_SCATTER:
         return FORMS((sb, rb, o->rcounts, d, MPI_SUM, c), MPI_Reduce_scatter, MPI_Ireduce_scatter,
                      MPI_Reduce_scatter_init);
-    case ALLGATHER:
+    case CHECK_ALLGATHER:
         return FORMS((sb, n, d, rb, n, d, c), MPI_Allgather, MPI_Iallgather, MPI_Allgather_init);
-    case ALLGATHERV:
+    case CHECK_ALLGATHERV:
         return FORMS((sb, o->rcounts[o->r], d, rb, o->rcounts, o->rdispls, d, c), MPI_Allgatherv,
                      MPI_Iallgatherv, MPI_Allgatherv_init);
-    case GATHER:
+    case CHECK_GATHER:
         if (o->in_place && o->r != root) sb = o->send;
         return FORMS((sb, n, d, rb, n, d, root, c), MPI_Gather, MPI_Igather, MPI_Gather_init);
-    case GATHERV:
+    case CHECK_GATHERV:
         if (o->in_place && o->r != root) sb = o->send;
         return FORMS((sb, o->rcounts[o->r], d, rb, o->rcounts, o->rdispls, d, root, c), MPI_Gatherv,
                      MPI_Igatherv, MPI_Gatherv_init);
-    case SCATTER: {
+    case CHECK_SCATTER: {
         void *to = o->in_place && o->r == root ? MPI_IN_PLACE : rb;
         return FORMS((o->send, n, d, to, n, d, root, c), MPI_Scatter, MPI_Iscatter,
                      MPI_Scatter_init);
     }
-    case SCATTERV:
+    case CHECK_SCATTERV:
         return FORMS((o->send, o->scounts, o->sdispls, d, rb, o->scounts[o->r], d, root, c),
                      MPI_Scatterv, MPI_Iscatterv, MPI_Scatterv_init);
-    case ALLTOALL:
+    case CHECK_ALLTOALL:
         return FORMS((sb, n, d, rb, n, d, c), MPI_Alltoall, MPI_Ialltoall, MPI_Alltoall_init);
-    case ALLTOALLV:
+    case CHECK_ALLTOALLV:
         return FORMS((o->send, o->scounts, o->sdispls, d, rb, o->rcounts, o->rdispls, d, c),
                      MPI_Alltoallv, MPI_Ialltoallv, MPI_Alltoallv_init);
-    case KINDS:
+    case CHECK_COLL_COUNT:
         break;
     }
 #undef FORMS
@@ -447,15 +430,15 @@ static int issue(op_t *o) {
  * root other than 0 on MPICH: MPICH 4.0.2's own MPI_Reduce in place at root 1 of 2-5 ranks
  * crashes (SIGSEGV) from 512 doubles on, with or without shmcoll, which hands it such calls on
  * the MPI library's way. */
-static int in_place_allowed(enum kind k, int root) {
+static int in_place_allowed(check_coll_t k, int root) {
 #ifdef MPICH_VERSION
-    if (k == REDUCE && root != 0) return 0;
+    if (k == CHECK_REDUCE && root != 0) return 0;
 #else
     (void)root;
 #endif
-    return k == REDUCE || k == ALLREDUCE || k == SCAN || k == EXSCAN || k == REDUCE_SCATTER_BLOCK ||
-           k == ALLGATHER || k == ALLGATHERV || k == GATHER || k == GATHERV || k == SCATTER ||
-           k == ALLTOALL;
+    return k == CHECK_REDUCE || k == CHECK_ALLREDUCE || k == CHECK_SCAN || k == CHECK_EXSCAN ||
+           k == CHECK_REDUCE_SCATTER_BLOCK || k == CHECK_ALLGATHER || k == CHECK_ALLGATHERV ||
+           k == CHECK_GATHER || k == CHECK_GATHERV || k == CHECK_SCATTER || k == CHECK_ALLTOALL;
 }
 
 typedef struct stream {
@@ -468,8 +451,9 @@ typedef struct stream {
 
 /* The elements per block so that the call's largest buffer on `p` ranks stays within max_bytes:
  * log-uniform from 0 to that, in the same number of draws whatever it is. */
-static int draw_count(stream_t *s, enum kind k, int p) {
-    const long blocks = k == BCAST || k == REDUCE || k == ALLREDUCE || k == SCAN || k == EXSCAN
+static int draw_count(stream_t *s, check_coll_t k, int p) {
+    const long blocks = k == CHECK_BCAST || k == CHECK_REDUCE || k == CHECK_ALLREDUCE ||
+                                k == CHECK_SCAN || k == CHECK_EXSCAN
                             ? 1
                             : 2L * p; /* the v-variants' slack and gaps */
     long most = max_bytes / (long)sizeof(double) / blocks - SLACK;
@@ -494,7 +478,7 @@ static int draw_run(stream_t *s, size_t bytes) {
 
 static void op_make(stream_t *s, op_t *o, enum form f) {
     memset(o, 0, sizeof *o);
-    o->kind = (enum kind)below(&s->program, KINDS);
+    o->kind = kinds[below(&s->program, KINDS)];
     o->form = f;
     o->comm = s->comms[below(&s->program, COMMS)];
     MPI_Comm_size(o->comm, &o->p);
@@ -521,7 +505,7 @@ static void op_free(op_t *o) {
 
 static void complete(stream_t *s, op_t *o) {
     CHECK(MPI_Wait(&o->request, MPI_STATUS_IGNORE) == MPI_SUCCESS, "thread %d: %s wait failed",
-          s->thread, kind_names[o->kind]);
+          s->thread, check_coll_name(o->kind));
     verify(o);
 }
 
@@ -541,7 +525,7 @@ static void op_call(stream_t *s, op_t *o, int k) {
         return;
     }
     CHECK(issue(o) == MPI_SUCCESS, "thread %d call %ld: %s %s failed", s->thread, o->call,
-          form_names[o->form], kind_names[o->kind]);
+          form_names[o->form], check_coll_name(o->kind));
     if (o->form == NONBLOCKING)
         complete(s, o);
     else
@@ -562,13 +546,13 @@ static void batch(stream_t *s) {
         if (o->form == NONBLOCKING && npending < BATCH) {
             o->call = s->calls++;
             prepare(o);
-            CHECK(issue(o) == MPI_SUCCESS, "%s start failed", kind_names[o->kind]);
+            CHECK(issue(o) == MPI_SUCCESS, "%s start failed", check_coll_name(o->kind));
             pending[npending++] = i;
             continue;
         }
         if (o->form == NONBLOCKING) o->form = BLOCKING;
         if (o->form == PERSISTENT)
-            CHECK(issue(o) == MPI_SUCCESS, "%s init failed", kind_names[o->kind]);
+            CHECK(issue(o) == MPI_SUCCESS, "%s init failed", check_coll_name(o->kind));
         const int run = draw_run(s, (size_t)o->n * sizeof(double) * (size_t)check_size);
         for (int k = 0; k < run; k++) op_call(s, o, k);
         if (o->form == PERSISTENT) MPI_Request_free(&o->request);

@@ -175,12 +175,12 @@ static long calibrate(const shmcoll_bench_case_t *c, double target) {
     return iters > MAX_ITERS ? MAX_ITERS : (long)iters;
 }
 
-/* The median of `n` values (sorted in place). */
 static int by_value(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
+/* The median of `n` values (sorted in place). */
 static double median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, by_value);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;

@@ -97,9 +97,8 @@ static void header(FILE *out, int csv, const shmcoll_bench_options_t *o, int npr
     fprintf(
         out,
         "%stime per call in microseconds: each loop's mean on its slowest rank, the median over "
-        "the loops; %s; %d round%s "
-        "alternating MPI (PMPI_*) and shmcoll (MPI_*), more where that makes fewer than %d "
-        "calls; type %s, op sum, root %d; buffers from %s\n",
+        "the loops; %s; %d round%s alternating MPI (PMPI_*) and shmcoll (MPI_*), more where that "
+        "makes fewer than %d calls; type %s, op sum, root %d; buffers from %s\n",
         lead, loops, o->rounds, o->rounds == 1 ? "" : "s", SHMCOLL_BENCH_MIN_CALLS,
         shmcoll_bench_type_name(o->type), o->root, o->alloc_mem ? "MPI_Alloc_mem" : "malloc");
     fprintf(out,
