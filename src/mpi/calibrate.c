@@ -475,8 +475,12 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
     if (band->calls == 0 && !band->measured) { /* given tuning (alike everywhere) replaces it */
         const shmcoll_tune_t *tune = shmcoll_tune_current();
         if (tune->file || tune->nrules) {
+            /* two ways, never measured: the verdict, the node team's choice (the tuning's), and
+             * the MPI library's, which is never taken (with one way, the verdict would have been
+             * the MPI library's, last, and every call but a repeat's went to it) */
             band->measuring = 0;
-            band->nways = 1;
+            band->nways = 2;
+            band->verdict = 0;
             band->countdown = band->interval = RECHECK_MAX;
             turn->hold.band = band;
             turn->hold.epoch = band->epoch;

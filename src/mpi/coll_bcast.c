@@ -70,7 +70,12 @@ static const shmcoll_mpi_coll_desc_t bcast_desc = {SHMCOLL_MPI_BCAST,
 
 static int bcast(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                  int large, const shmcoll_mpi_how_t *how) {
-    const bcast_args_t a = {buffer, count, datatype, root};
+    bcast_args_t a;
+    memset(&a, 0, sizeof a); /* its padding too: see shmcoll_mpi_coll_call */
+    a.buf = buffer;
+    a.count = count;
+    a.datatype = datatype;
+    a.root = root;
     return shmcoll_mpi_coll_call(&bcast_desc, &a, comm, large, how);
 }
 

@@ -115,8 +115,16 @@ static const shmcoll_mpi_coll_desc_t varying_desc = {
 static int reduce_scatter_any(const void *sendbuf, void *recvbuf, int varying,
                               const void *recvcounts, MPI_Count count, MPI_Datatype datatype,
                               MPI_Op op, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
-    const reduce_scatter_args_t a = {sendbuf, recvbuf, varying,  recvcounts,
-                                     count,   large,   datatype, op};
+    reduce_scatter_args_t a;
+    memset(&a, 0, sizeof a); /* its padding too: see shmcoll_mpi_coll_call */
+    a.sendbuf = sendbuf;
+    a.recvbuf = recvbuf;
+    a.varying = varying;
+    a.recvcounts = recvcounts;
+    a.count = count;
+    a.wide = large;
+    a.datatype = datatype;
+    a.op = op;
     return shmcoll_mpi_coll_call(varying ? &varying_desc : &block_desc, &a, comm, large, how);
 }
 

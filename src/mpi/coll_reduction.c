@@ -97,7 +97,15 @@ static const shmcoll_mpi_coll_desc_t exscan_desc = REDUCTION(SHMCOLL_MPI_EXSCAN,
 static int reduction(const shmcoll_mpi_coll_desc_t *desc, shmcoll_coll_kind_t kind,
                      const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                      MPI_Op op, int root, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
-    const reduction_args_t a = {kind, sendbuf, recvbuf, count, datatype, op, root};
+    reduction_args_t a;
+    memset(&a, 0, sizeof a); /* its padding too: see shmcoll_mpi_coll_call */
+    a.kind = kind;
+    a.sendbuf = sendbuf;
+    a.recvbuf = recvbuf;
+    a.count = count;
+    a.datatype = datatype;
+    a.op = op;
+    a.root = root;
     return shmcoll_mpi_coll_call(desc, &a, comm, large, how);
 }
 

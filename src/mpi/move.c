@@ -8,13 +8,22 @@ int shmcoll_mpi_move_call(const shmcoll_mpi_coll_desc_t descs[2], const void *se
                           const void *recvcounts, const void *rdispls, MPI_Datatype recvtype,
                           int root, int varying, MPI_Comm comm, int large,
                           const shmcoll_mpi_how_t *how) {
-    const shmcoll_mpi_move_args_t a = {
-        .coll = descs[varying].coll,
-        .send = {(void *)sendbuf, sendcount, sendcounts, sdispls, sendtype},
-        .recv = {recvbuf, recvcount, recvcounts, rdispls, recvtype},
-        .root = root,
-        .varying = varying,
-        .wide = large};
+    shmcoll_mpi_move_args_t a;
+    memset(&a, 0, sizeof a); /* its padding too: see shmcoll_mpi_coll_call */
+    a.coll = descs[varying].coll;
+    a.send.buf = (void *)sendbuf;
+    a.send.count = sendcount;
+    a.send.counts = sendcounts;
+    a.send.displs = sdispls;
+    a.send.datatype = sendtype;
+    a.recv.buf = recvbuf;
+    a.recv.count = recvcount;
+    a.recv.counts = recvcounts;
+    a.recv.displs = rdispls;
+    a.recv.datatype = recvtype;
+    a.root = root;
+    a.varying = varying;
+    a.wide = large;
     return shmcoll_mpi_coll_call(&descs[varying], &a, comm, large, how);
 }
 

@@ -31,7 +31,11 @@
 typedef struct shmcoll_mpi_op shmcoll_mpi_op_t;
 
 /* Any form of a collective: blocking (how NULL: shmcoll_mpi_coll_run), non-blocking or
- * persistent (below). Returns the MPI code. */
+ * persistent (below). Returns the MPI code. `margs`, the record of the MPI arguments, is zeroed
+ * before its fields are set, its padding too: the repeat path (repeat.h) compares its bytes with
+ * a kept call's, and padding left as the stack had it made calls with equal arguments differ at
+ * random, on one rank and not on another (under given tuning, where a repeat then took another
+ * way than the usual path, the ranks parted and a loop of 8-byte broadcasts hung). */
 int shmcoll_mpi_coll_call(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
                           int large, const shmcoll_mpi_how_t *how);
 
