@@ -751,9 +751,14 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     const unsigned early = band->skip_now; /* for the message: their time is of fewer calls */
     band->skip_now = 0;
     /* Large bands: measured again soon after, spread, the interval doubling while the verdict
-     * holds (a verdict on few calls). */
-    const uint32_t base = bytes >= LARGE_BYTES ? SPREAD * block_calls(bytes) * tried_ways(band)
-                                               : RECHECK * measure_calls(band, bytes);
+     * holds (a verdict on few calls). Below, RECHECK times the measurement's calls, the loop
+     * check's stretches (check_begin) counted: without them a band of 8-byte gathers whose check
+     * overturned its measurement every time was measured again every 2560 calls, 296 of them the
+     * measurement's (Open MPI, p = 2: the row at 0.86-0.92x of the MPI library's, its own way). */
+    const uint32_t base =
+        bytes >= LARGE_BYTES
+            ? SPREAD * block_calls(bytes) * tried_ways(band)
+            : RECHECK * (measure_calls(band, bytes) + (bytes < MEDIUM_BYTES ? 2 * STRETCH : 0));
     /* A verdict that changed to a way the last one's time is within TIE of is a tie, not a change
      * of the machine's state: the interval grows as if it held. Reset instead, a tied band's
      * verdict flipped with the noise and brought its measurement back every few blocks: a 2 MiB

@@ -51,19 +51,19 @@
  * measurements; the node team's choice and the MPI library's only for the measurement whose probe
  * or round left them out).
  * Re-measuring: after a verdict the band is measured again after 64 times the calls its
- * measurement took (from 1 MiB: 8 blocks per candidate), an interval that doubles while the
- * verdict holds (up to 64 times its start, so that a change of the machine's state is seen) and
- * starts over when it changes; so measurement takes at most 1/64 of a band's calls below 1 MiB.
- * Watching, from 64 KiB: one call in 32 taking the verdict (from 1 MiB in 4, from 8 MiB every
- * call; up to 8 times fewer where the agreement is dear, across nodes), settled or between a spread
- * measurement's trials, is timed and the fastest rank's time agreed (a PMPI_Allreduce); two such
- * calls in a row 1.5 times slower per byte than the verdict measured, and the band is measured
- * again at once, trials not spread (the machine's state changed, or the calls did: buffers cold
- * in cache); at most once per interval. Where the verdict is the MPI library's own way, which
- * shmcoll is then never slower than, the trials are spread (from 1 MiB; below, nothing changes
- * before the band's next measurement). Every rank counts the same calls of a
- * band (its key is the size every rank knows), so all take the same way on every call, meet in
- * the same barriers and allreduce, and measure again at the same call.
+ * measurement took, the loop check's included (from 1 MiB: 8 blocks per candidate), an interval
+ * that doubles while the verdict holds (up to 64 times its start, so that a change of the machine's
+ * state is seen) and starts over when it changes; so measurement takes at most 1/64 of a band's
+ * calls below 1 MiB. Watching, from 64 KiB: one call in 32 taking the verdict (from 1 MiB in 4,
+ * from 8 MiB every call; up to 8 times fewer where the agreement is dear, across nodes), settled or
+ * between a spread measurement's trials, is timed and the fastest rank's time agreed (a
+ * PMPI_Allreduce); two such calls in a row 1.5 times slower per byte than the verdict measured, and
+ * the band is measured again at once, trials not spread (the machine's state changed, or the calls
+ * did: buffers cold in cache); at most once per interval. Where the verdict is the MPI library's
+ * own way, which shmcoll is then never slower than, the trials are spread (from 1 MiB; below,
+ * nothing changes before the band's next measurement). Every rank counts the same calls of a band
+ * (its key is the size every rank knows), so all take the same way on every call, meet in the same
+ * barriers and allreduce, and measure again at the same call.
  *
  * The v-variants whose sizes only some ranks know (gatherv, scatterv, alltoallv: each rank knows
  * its own share, move.h) take as key the ranks' mean share, agreed in one PMPI_Allreduce every few

@@ -3,17 +3,17 @@
  * choice, the other rows of the kind that serve the call, the MPI library's own (always last) — a
  * warm-up round and then SHMCOLL_CALIBRATE / 4 timed rounds; then the verdict's way serves every
  * call of the band, the same on every rank, until the band is measured again after 64 times the
- * calls its turns took; another row measured more than 2 times as slow as the verdict sits out the
- * next measurements (the node team's choice and the MPI library's never do). From 16 KiB the
- * turns follow a probe: three calls of each candidate, the MPI library's last, and only the
- * candidates it kept take turns (none when it kept one). Below 64 KiB a verdict is checked in a
- * loop first (calibrate.c, check_begin): 128 calls of the verdict's way, 128 of the rival's (the
- * MPI library's, or where that is the verdict, shmcoll's fastest), then the way they chose, for
- * the interval; not where the rival was measured more than twice as slow.
+ * calls its turns and its loop check's two stretches (below) took; another row measured more than 2
+ * times as slow as the verdict sits out the next measurements (the node team's choice and the MPI
+ * library's never do). From 16 KiB the turns follow a probe: three calls of each candidate, the MPI
+ * library's last, and only the candidates it kept take turns (none when it kept one). Below 64 KiB
+ * a verdict is checked in a loop first (calibrate.c, check_begin): 128 calls of the verdict's way,
+ * 128 of the rival's (the MPI library's, or where that is the verdict, shmcoll's fastest), then the
+ * way they chose, for the interval; not where the rival was measured more than twice as slow.
  *
  * Run with SHMCOLL_CALIBRATE=4 (one timed round): with n candidates, call c of a band below 16
  * KiB is the MPI library's when (c / 4) % n == n - 1, for c < 8n; then the verdict's way for
- * 64 x 8n calls; then the turns again, of n2 candidates (n minus those left out; the MPI
+ * 64 x (8n + 256) calls; then the turns again, of n2 candidates (n minus those left out; the MPI
  * library's block still the last of a turn).
  * Which way a call took shows in this rank's DAV (shmcoll_stats_dav): shmcoll's ways move bytes
  * through shared memory on every rank of the shapes run here, the MPI library's none. Two bands of
@@ -89,7 +89,8 @@ static int after_check(int b, const char *ours, int c, int calls) {
 static void check_turns(int b, const char *ours, int calls) {
     const int n = candidates(ours, calls);
     CHECK(n >= 2 && n <= 4, "band %d: %d candidates", b, n);
-    const int measure = n * BLOCK * (1 + TIMED / BLOCK), settled = RECHECK * measure;
+    const int measure = n * BLOCK * (1 + TIMED / BLOCK);
+    const int settled = RECHECK * (measure + 2 * STRETCH);
     CHECK(calls >= 2 * measure + settled + 2 * STRETCH, "band %d: too few calls (%d) for the test",
           b, calls);
     const int from = after_check(b, ours, measure, calls); /* the settled way's first call */
@@ -140,14 +141,14 @@ static int probe_at(const char *ours, int c, int calls) {
  * and the next measurement's probe. Which ways the probe leaves out depends on their times, so the
  * turns' number is not fixed (none when the probe left one way): the verdict's run begins by the
  * end of the turns of every candidate and, below 64 KiB, a loop check's two stretches, and lasts
- * at least 64 times the calls of two candidates' turns. */
+ * at least 64 times the calls of two candidates' turns and of the loop check. */
 static void check_probed(int b, const char *ours, int calls) {
     const int mine = probe_at(ours, 0, calls), n = mine / PROBE + 1;
     if (!CHECK(mine > 0, "band %d: no probe (%d of shmcoll's calls, then the MPI library's two)", b,
                mine))
         return;
-    const int turns = mine + PROBE;                                 /* the first turn's call */
-    const int shortest = RECHECK * 2 * BLOCK * (1 + TIMED / BLOCK); /* two candidates */
+    const int turns = mine + PROBE; /* the first turn's call */
+    const int shortest = RECHECK * (2 * BLOCK * (1 + TIMED / BLOCK) + 2 * STRETCH); /* two ways */
     int verdict = -1;
     const int last = turns + n * BLOCK * (1 + TIMED / BLOCK) + 2 * STRETCH;
     for (int c = turns; c <= last && verdict < 0; c++)
@@ -176,7 +177,7 @@ int main(int argc, char **argv) {
     CHECK(dav != NULL, "shmcoll_stats_dav is not exported");
     /* The most candidates a band may have (4) fix how many calls the test makes. */
     const int most = 4 * BLOCK * (1 + TIMED / BLOCK);
-    const int calls = 2 * most + RECHECK * most + 2 * STRETCH;
+    const int calls = 2 * most + RECHECK * (most + 2 * STRETCH) + 2 * STRETCH;
     static double in[LARGE], out[LARGE];
     char *ours = calloc((size_t)BANDS * calls, 1); /* [band][call]: took shmcoll's way */
     char *all = calloc((size_t)BANDS * calls * check_size, 1);
