@@ -20,6 +20,11 @@ int shmcoll_mpi_disabled(void) {
     return shmcoll_config()->disable || atomic_load_explicit(&job_differs, memory_order_relaxed);
 }
 
+int shmcoll_mpi_straight_through(void) {
+    const shmcoll_config_t *config = shmcoll_config();
+    return shmcoll_mpi_disabled() && !config->stats && !config->check && !config->verbose;
+}
+
 int shmcoll_mpi_stats_agreed(void) {
     return !atomic_load_explicit(&stats_differ, memory_order_relaxed);
 }

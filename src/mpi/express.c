@@ -9,6 +9,8 @@ __thread shmcoll_mpi_express_run_t *shmcoll_mpi_express_grant
 __thread shmcoll_mpi_express_t *shmcoll_mpi_express_records
     __attribute__((tls_model("initial-exec")));
 
+int shmcoll_mpi_express_straight;
+
 static atomic_int slots_given;
 static pthread_key_t records_key; /* frees a thread's records when it exits */
 static pthread_once_t records_key_once = PTHREAD_ONCE_INIT;

@@ -60,6 +60,10 @@ extern __thread shmcoll_mpi_express_run_t *shmcoll_mpi_express_grant
 extern __thread shmcoll_mpi_express_t *shmcoll_mpi_express_records
     __attribute__((tls_model("initial-exec")));
 
+/* Set at MPI_Init where shmcoll_mpi_straight_through (agree.h): every blocking entry point calls
+ * the MPI library's function at once. */
+extern int shmcoll_mpi_express_straight;
+
 /* The record for the entry point of `slot` (its slot given on first use), in this thread's
  * records (made on first use, freed when the thread exits); NULL without memory or slots. */
 shmcoll_mpi_express_t *shmcoll_mpi_express_record(atomic_int *slot);
@@ -111,6 +115,8 @@ shmcoll_mpi_express_t *shmcoll_mpi_express_record(atomic_int *slot);
         return PBlocking(SHMCOLL_MPI_UNPAREN names);                                               \
     }                                                                                              \
     SHMCOLL_API int Blocking(SHMCOLL_MPI_UNPAREN plist) {                                          \
+        if (__builtin_expect(shmcoll_mpi_express_straight, 0))                                     \
+            return PBlocking(SHMCOLL_MPI_UNPAREN names);                                           \
         shmcoll_mpi_express_t *const records = shmcoll_mpi_express_records;                        \
         const int slot = atomic_load_explicit(&Blocking##_slot, memory_order_relaxed);             \
         const shmcoll_mpi_express_t *const express = records && slot >= 0 ? &records[slot] : NULL; \

@@ -8,6 +8,7 @@
 #include "mpi/agree.h"
 #include "mpi/comm_state.h"
 #include "mpi/datatype.h"
+#include "mpi/express.h"
 #include "mpi/footprint.h"
 #include "mpi/heap_report.h"
 #include "mpi/library_progress.h"
@@ -83,6 +84,7 @@ void shmcoll_mpi_init_done(void) {
     static atomic_int once;
     if (atomic_exchange(&once, 1)) return; /* a Fortran MPI_INIT that called MPI_Init */
     shmcoll_mpi_agree_job();               /* collective: every process makes it here */
+    shmcoll_mpi_express_straight = shmcoll_mpi_straight_through();
     if (!shmcoll_mpi_disabled()) shmcoll_mpi_init_ensure();
 }
 
