@@ -2,7 +2,6 @@
  * calibration's turns (calibrate.h) and the short ways of a repeated call (repeat.h). See
  * blocking.h. */
 #include "mpi/blocking.h"
-#include "mpi/agree.h"
 #include "mpi/calibrate.h"
 #include "mpi/check.h"
 #include "mpi/repeat.h"
@@ -80,8 +79,6 @@ static int timed_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI
 
 int shmcoll_mpi_coll_run(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
                          int large) {
-    if (__builtin_expect(shmcoll_mpi_straight_through(), 0))
-        return desc->fallback(margs, comm, large, NULL);
     shmcoll_mpi_call_t call;
     shmcoll_mpi_repeat_entry_t *kept;
     switch (shmcoll_mpi_repeat_settled(&call, desc, margs, comm, large, &kept)) {

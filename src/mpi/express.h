@@ -61,7 +61,9 @@ extern __thread shmcoll_mpi_express_t *shmcoll_mpi_express_records
     __attribute__((tls_model("initial-exec")));
 
 /* Set at MPI_Init where shmcoll_mpi_straight_through (agree.h): every blocking entry point calls
- * the MPI library's function at once. */
+ * the MPI library's function at once. Every MPI_Init spelling reaches shmcoll_mpi_init_done (the
+ * Fortran ones too, fortran_init.c) and every blocking call an entry point (the Fortran ones
+ * call the C ones), so the usual path need not check it again. */
 extern int shmcoll_mpi_express_straight;
 
 /* The record for the entry point of `slot` (its slot given on first use), in this thread's
