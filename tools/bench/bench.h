@@ -126,7 +126,8 @@ typedef struct shmcoll_bench_result {
     double dav;                          /* shmcoll's bytes loaded + stored per call, all ranks */
     double copy_gbs;                     /* memcpy bandwidth at this size, all ranks; 0: none */
     double overlap[SHMCOLL_BENCH_NIMPL]; /* --overlap: percent of the call hidden; <0: none */
-    int mpi_wrong; /* the MPI library's own result was wrong on some rank: no reference */
+    int mpi_wrong;   /* the MPI library's own result was wrong on some rank: no reference */
+    double mpi_self; /* the MPI library against itself, as a speedup (measure.c); 0: none */
 } shmcoll_bench_result_t;
 
 /* options.c: parse argv (identical on every rank). Returns 0 to run, 1 after printing the help
