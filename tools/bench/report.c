@@ -271,8 +271,10 @@ void shmcoll_bench_report_row(const shmcoll_bench_options_t *o, const shmcoll_be
     const int mark = c->cache_bust && o->bust == SHMCOLL_BENCH_BUST_EXTRA;
     snprintf(label, sizeof label, "%s%s", name, mark ? "+cb" : "");
     /* A row whose MPI column computed a wrong result has no reference to keep a promise to. */
-    if (!r->mpi_wrong) speedups_add(&summary, speedup, label, size);
-    if (!r->mpi_wrong && r->mpi_self > 0) speedups_add(&noise, r->mpi_self, label, size);
+    if (!r->mpi_wrong) {
+        speedups_add(&summary, speedup, label, size);
+        if (r->mpi_self > 0) speedups_add(&noise, r->mpi_self, label, size); /* 4 rounds or more */
+    }
     char dav_bytes[32] = "", dav_csv[32], copy_csv[32];
     if (r->dav_known) snprintf(dav_bytes, sizeof dav_bytes, "%.0f", r->dav);
     gbs_text(dav_gbs, r->dav_known, 1, dav_csv, sizeof dav_csv);
