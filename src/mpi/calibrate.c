@@ -491,12 +491,19 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
      * last block is a trial, the others take the verdict in force, so that the trials cost about
      * TRIAL_SHARE of the band's time at the candidates' last times (see spread_gap). Those calls
      * are neither timed nor kept (repeat.h), but watched as settled ones are (a drift ends the
-     * spreading). Not when the verdict drifted: it is measured at once. */
-    if (bytes >= LARGE_BYTES && band->measured && !band->urgent &&
-        band->spread++ % (band->gap * block_calls(bytes)) < (band->gap - 1u) * block_calls(bytes)) {
-        *turn = (shmcoll_mpi_calib_turn_t){.bytes = bytes};
-        if (watched(band, band->spread)) watch_turn(band, turn);
-        return take(call, band, band->verdict, turn);
+     * spreading). Not when the verdict drifted: it is measured at once. The watch counts the
+     * verdict's calls alone: counted with the trials' calls, a watch interval dividing the gap's
+     * period fell on trials only (32 calls, a 1 MiB bcast's gap of 8 blocks of 4), and a
+     * measurement spread over a change of the calls ended on their new times without the watch
+     * seeing any of them. */
+    if (bytes >= LARGE_BYTES && band->measured && !band->urgent) {
+        const uint32_t period = band->gap * block_calls(bytes), kept = period - block_calls(bytes);
+        const uint32_t at = band->spread++;
+        if (at % period < kept) {
+            *turn = (shmcoll_mpi_calib_turn_t){.bytes = bytes};
+            if (watched(band, at / period * kept + at % period + 1)) watch_turn(band, turn);
+            return take(call, band, band->verdict, turn);
+        }
     }
     if (band->probing) return probe_turn(call, band, bytes, turn);
     /* Not settled: the candidates take turns, a block of calls each, after the warm-up, in rounds
@@ -835,7 +842,11 @@ static void watch(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
     band->agree_cost = shmcoll_shm_now() - now;
     if (!agreed(call, rc) || band->epoch != turn->hold.epoch) return;
     const double fastest = all[0], expected = band->settled * (double)turn->bytes;
-    band->watch_every = watch_interval(turn->bytes, all[1], expected);
+    /* Against the call's time as it is now, not as measured: calls that turned slower make the
+     * agreement cheaper against them, and the next watched call, the one that can confirm a
+     * drift, comes sooner (with the measured time, a fast band's interval stayed at its sparsest,
+     * 32 calls of 1 MiB). */
+    band->watch_every = watch_interval(turn->bytes, all[1], fastest);
     band->drifted = fastest > DRIFT * expected ? band->drifted + 1 : 0;
     if (band->drifted < DRIFT_CALLS) return;
     /* The MPI library's own way slower than measured: shmcoll is then no slower than the MPI
