@@ -7,7 +7,12 @@
  * pointers now and then. Non-blocking calls are started in batches of up to three, with blocking
  * ones between them, and each rank completes them in an order of its own. Ranks pause at random
  * now and then, so they arrive skewed. With --threads 2 (MPI_THREAD_MULTIPLE) a second thread runs
- * its own program on communicators of its own at the same time.
+ * its own program on communicators of its own at the same time. With --handoff N
+ * (MPI_THREAD_SERIALIZED) one program runs, but each of its MPI calls (a collective's start, a
+ * request's start, wait or free) is made by one of N threads or the main one, drawn by each rank
+ * on its own, as in a hybrid program whose collectives come from whichever thread enters an
+ * OpenMP `single` region: the calls of one communicator and of one request come from different
+ * threads, one at a time, and the ranks' threads differ.
  *
  * Every rank draws the program from the same seed, so the calls match; each rank's inputs are a
  * function of (its rank, index, call), so every result is checked against a local reference,
@@ -503,9 +508,62 @@ static void op_free(op_t *o) {
     free(o->recv);
 }
 
+/* --handoff: the threads that make the program's MPI calls, one at a time, each call given to
+ * the thread `baton.to` (-1: the main thread's again). */
+static int handoff_threads;
+typedef int (*op_fn)(op_t *);
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    op_fn fn;
+    op_t *op;
+    int to, rc, quit;
+} baton = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, -1, 0, 0};
+
+static void *handoff_worker(void *arg) {
+    const int me = (int)(intptr_t)arg;
+    pthread_mutex_lock(&baton.lock);
+    for (;;) {
+        while (baton.to != me && !baton.quit) pthread_cond_wait(&baton.cond, &baton.lock);
+        if (baton.to != me) break;
+        baton.rc = baton.fn(baton.op);
+        baton.to = -1;
+        pthread_cond_broadcast(&baton.cond);
+    }
+    pthread_mutex_unlock(&baton.lock);
+    return NULL;
+}
+
+/* fn(o) made by a thread this rank draws (the main one among them), the caller waiting. */
+static int on_some_thread(stream_t *s, op_fn fn, op_t *o) {
+    const int to = handoff_threads ? (int)below(&s->local, (uint32_t)handoff_threads + 1) : 0;
+    if (to == handoff_threads) return fn(o);
+    pthread_mutex_lock(&baton.lock);
+    baton.fn = fn;
+    baton.op = o;
+    baton.to = to;
+    pthread_cond_broadcast(&baton.cond);
+    while (baton.to != -1) pthread_cond_wait(&baton.cond, &baton.lock);
+    const int rc = baton.rc;
+    pthread_mutex_unlock(&baton.lock);
+    return rc;
+}
+
+static int wait_op(op_t *o) {
+    return MPI_Wait(&o->request, MPI_STATUS_IGNORE);
+}
+
+static int start_op(op_t *o) {
+    return MPI_Start(&o->request);
+}
+
+static int free_op(op_t *o) {
+    return MPI_Request_free(&o->request);
+}
+
 static void complete(stream_t *s, op_t *o) {
-    CHECK(MPI_Wait(&o->request, MPI_STATUS_IGNORE) == MPI_SUCCESS, "thread %d: %s wait failed",
-          s->thread, check_coll_name(o->kind));
+    CHECK(on_some_thread(s, wait_op, o) == MPI_SUCCESS, "thread %d: %s wait failed", s->thread,
+          check_coll_name(o->kind));
     verify(o);
 }
 
@@ -520,12 +578,12 @@ static void op_call(stream_t *s, op_t *o, int k) {
     o->call = s->calls++;
     prepare(o);
     if (o->form == PERSISTENT) {
-        CHECK(MPI_Start(&o->request) == MPI_SUCCESS, "start failed");
+        CHECK(on_some_thread(s, start_op, o) == MPI_SUCCESS, "start failed");
         complete(s, o);
         return;
     }
-    CHECK(issue(o) == MPI_SUCCESS, "thread %d call %ld: %s %s failed", s->thread, o->call,
-          form_names[o->form], check_coll_name(o->kind));
+    CHECK(on_some_thread(s, issue, o) == MPI_SUCCESS, "thread %d call %ld: %s %s failed", s->thread,
+          o->call, form_names[o->form], check_coll_name(o->kind));
     if (o->form == NONBLOCKING)
         complete(s, o);
     else
@@ -546,16 +604,18 @@ static void batch(stream_t *s) {
         if (o->form == NONBLOCKING && npending < BATCH) {
             o->call = s->calls++;
             prepare(o);
-            CHECK(issue(o) == MPI_SUCCESS, "%s start failed", check_coll_name(o->kind));
+            CHECK(on_some_thread(s, issue, o) == MPI_SUCCESS, "%s start failed",
+                  check_coll_name(o->kind));
             pending[npending++] = i;
             continue;
         }
         if (o->form == NONBLOCKING) o->form = BLOCKING;
         if (o->form == PERSISTENT)
-            CHECK(issue(o) == MPI_SUCCESS, "%s init failed", check_coll_name(o->kind));
+            CHECK(on_some_thread(s, issue, o) == MPI_SUCCESS, "%s init failed",
+                  check_coll_name(o->kind));
         const int run = draw_run(s, (size_t)o->n * sizeof(double) * (size_t)check_size);
         for (int k = 0; k < run; k++) op_call(s, o, k);
-        if (o->form == PERSISTENT) MPI_Request_free(&o->request);
+        if (o->form == PERSISTENT) on_some_thread(s, free_op, o);
         if (below(&s->local, 40) == 0) usleep(below(&s->local, 2000)); /* skew */
     }
     for (int left = npending; left > 0; left--) { /* this rank's order */
@@ -609,27 +669,45 @@ int main(int argc, char **argv) {
             max_bytes = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--threads"))
             threads = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--handoff"))
+            handoff_threads = atoi(argv[i + 1]);
     }
-    const int provided =
-        check_init_thread(&argc, &argv, threads > 1 ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE);
+    if (handoff_threads > 0) threads = 1; /* one program, its calls handed around */
+    const int provided = check_init_thread(&argc, &argv,
+                                           threads > 1           ? MPI_THREAD_MULTIPLE
+                                           : handoff_threads > 0 ? MPI_THREAD_SERIALIZED
+                                                                 : MPI_THREAD_SINGLE);
     if (check_size > MAX_RANKS) {
         if (check_rank == 0) fprintf(stderr, "test_fuzz: at most %d ranks\n", MAX_RANKS);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     if (threads > 1 && provided < MPI_THREAD_MULTIPLE) threads = 1;
+    if (handoff_threads > 0 && provided < MPI_THREAD_SERIALIZED) handoff_threads = 0;
+    pthread_t workers[8];
+    if (handoff_threads > 8) handoff_threads = 8;
+    for (int w = 0; w < handoff_threads; w++)
+        if (pthread_create(&workers[w], NULL, handoff_worker, (void *)(intptr_t)w)) {
+            CHECK(0, "no thread for the handoff");
+            handoff_threads = w;
+        }
     stream_t streams[2];
     for (int t = 0; t < threads && t < 2; t++) stream_open(&streams[t], t);
     pthread_t second;
     const int two = threads > 1 && pthread_create(&second, NULL, stream_run, &streams[1]) == 0;
     stream_run(&streams[0]);
     if (two) pthread_join(second, NULL);
+    pthread_mutex_lock(&baton.lock);
+    baton.quit = 1;
+    pthread_cond_broadcast(&baton.cond);
+    pthread_mutex_unlock(&baton.lock);
+    for (int w = 0; w < handoff_threads; w++) pthread_join(workers[w], NULL);
     for (int t = 0; t < (two ? 2 : 1); t++) {
         if (check_rank == 0)
             printf("fuzz: thread %d: %ld calls (%ld blocking, %ld non-blocking, %ld persistent "
-                   "runs), seed %u, up to %ld bytes\n",
+                   "runs), seed %u, up to %ld bytes, handed to %d threads\n",
                    t, streams[t].calls, streams[t].by_form[BLOCKING],
-                   streams[t].by_form[NONBLOCKING], streams[t].by_form[PERSISTENT], seed,
-                   max_bytes);
+                   streams[t].by_form[NONBLOCKING], streams[t].by_form[PERSISTENT], seed, max_bytes,
+                   handoff_threads);
         stream_close(&streams[t]);
     }
     return check_finish("fuzz");
