@@ -500,8 +500,10 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
         const uint32_t period = band->gap * block_calls(bytes), kept = period - block_calls(bytes);
         const uint32_t at = band->spread++;
         if (at % period < kept) {
+            const uint32_t verdict_calls =
+                at / period * kept + at % period + 1; /* this one's too */
             *turn = (shmcoll_mpi_calib_turn_t){.bytes = bytes};
-            if (watched(band, at / period * kept + at % period + 1)) watch_turn(band, turn);
+            if (watched(band, verdict_calls)) watch_turn(band, turn);
             return take(call, band, band->verdict, turn);
         }
     }

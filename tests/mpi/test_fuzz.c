@@ -509,7 +509,8 @@ static void op_free(op_t *o) {
 }
 
 /* --handoff: the threads that make the program's MPI calls, one at a time, each call given to
- * the thread `baton.to` (-1: the main thread's again). */
+ * the thread `baton.to` (-1: the main thread's again), which makes it holding the lock. */
+#define MAX_HANDOFF 8
 static int handoff_threads;
 typedef int (*op_fn)(op_t *);
 static struct {
@@ -534,10 +535,12 @@ static void *handoff_worker(void *arg) {
     return NULL;
 }
 
-/* fn(o) made by a thread this rank draws (the main one among them), the caller waiting. */
+/* fn(o) made by a thread this rank draws (the main one among them), the caller waiting; by the
+ * caller itself without --handoff. */
 static int on_some_thread(stream_t *s, op_fn fn, op_t *o) {
-    const int to = handoff_threads ? (int)below(&s->local, (uint32_t)handoff_threads + 1) : 0;
-    if (to == handoff_threads) return fn(o);
+    if (!handoff_threads) return fn(o);
+    const int to = (int)below(&s->local, (uint32_t)handoff_threads + 1);
+    if (to == handoff_threads) return fn(o); /* the main thread's turn */
     pthread_mutex_lock(&baton.lock);
     baton.fn = fn;
     baton.op = o;
@@ -683,8 +686,8 @@ int main(int argc, char **argv) {
     }
     if (threads > 1 && provided < MPI_THREAD_MULTIPLE) threads = 1;
     if (handoff_threads > 0 && provided < MPI_THREAD_SERIALIZED) handoff_threads = 0;
-    pthread_t workers[8];
-    if (handoff_threads > 8) handoff_threads = 8;
+    pthread_t workers[MAX_HANDOFF];
+    if (handoff_threads > MAX_HANDOFF) handoff_threads = MAX_HANDOFF;
     for (int w = 0; w < handoff_threads; w++)
         if (pthread_create(&workers[w], NULL, handoff_worker, (void *)(intptr_t)w)) {
             CHECK(0, "no thread for the handoff");
