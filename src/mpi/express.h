@@ -19,14 +19,19 @@
  * counts every call of the run alike (the count was reserved from its band, calibrate.h); a call
  * with other arguments takes the usual path, which gives the run's rest back first.
  *
- * What is left: an entry point of more than six parameters (scatterv, gatherv, alltoallv) gets
- * the ones past the sixth on the stack, and GCC 12 loads them into callee-saved registers to
- * compare them, then pushes and pops those registers and writes the values back to their stack
- * slots before the tail call: six stores more than a call of six parameters. At the root of
- * Open MPI 4.1's 8-byte scatterv (p = 2, about 80 ns a call) the row stays at 0.88-0.90x where
- * SHMCOLL_DISABLE=1 gives 0.99-1.00x (three runs each, shmcoll-bench --coll scatterv --max-size
- * 64 --rounds 10); a compare of all words into one value (xor and or, one branch) took a fourth
- * register and push. */
+ * What is left: an entry point of more than six parameters (scatterv, gatherv, alltoallv, gather,
+ * scatter, the others with a root or two types) gets the ones past the sixth on the stack, and
+ * GCC 12 loads them into callee-saved registers to compare them, then pushes and pops those
+ * registers and writes the values back to their stack slots before the tail call: six stores
+ * more than a call of six parameters. They are not what the path costs: an x86-64 assembly entry
+ * point of MPI_Gatherv that compares in the scratch registers, reads the stack's arguments in
+ * place and stores nothing but the count measured as this one does (Open MPI 4.1, p = 2, a loop
+ * of 200000 8-byte gathervs at the root, about 80 ns a call, every verdict the MPI library's
+ * with SHMCOLL_CALIBRATE_MARGIN=-100000, alternated four times: 0.90-0.93x of PMPI_Gatherv's time
+ * in C, 0.85-0.92x in assembly, 0.96-1.04x with SHMCOLL_DISABLE=1), so it was not kept. The cost
+ * is the compares themselves, a chain of loads (the thread's records, the entry's slot, the run,
+ * its serial) and a compare per argument: some 5 ns a call; gatherv, scatterv and alltoallv pay
+ * their shared key's agreements besides (calibrate.c, share_key). */
 #ifndef SHMCOLL_MPI_EXPRESS_H
 #define SHMCOLL_MPI_EXPRESS_H
 
