@@ -7,6 +7,7 @@
  * MPI_IN_PLACE: the input is in recvbuf and the result overwrites its start. */
 #include "mpi/request.h"
 #include "mpi/check.h"
+#include "mpi/library_faults.h"
 
 #include "shmcoll.h"
 
@@ -115,6 +116,16 @@ static const shmcoll_mpi_coll_desc_t varying_desc = {
 static int reduce_scatter_any(const void *sendbuf, void *recvbuf, int varying,
                               const void *recvcounts, MPI_Count count, MPI_Datatype datatype,
                               MPI_Op op, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
+    /* a blocking reduce_scatter in place (library_faults.h): the whole input, every block */
+    void *copy = NULL;
+    int p;
+    if (SHMCOLL_MPI_REDUCE_SCATTER_IN_PLACE_FAULT && varying && !how && sendbuf == MPI_IN_PLACE &&
+        recvcounts && PMPI_Comm_size(comm, &p) == MPI_SUCCESS) {
+        MPI_Count total = 0;
+        for (int j = 0; j < p; j++)
+            total += large ? ((const MPI_Count *)recvcounts)[j] : ((const int *)recvcounts)[j];
+        copy = shmcoll_mpi_in_place_copy(&sendbuf, recvbuf, total, datatype);
+    }
     reduce_scatter_args_t a;
     memset(&a, 0, sizeof a); /* its padding too: see shmcoll_mpi_coll_call */
     a.sendbuf = sendbuf;
@@ -125,7 +136,10 @@ static int reduce_scatter_any(const void *sendbuf, void *recvbuf, int varying,
     a.wide = large;
     a.datatype = datatype;
     a.op = op;
-    return shmcoll_mpi_coll_call(varying ? &varying_desc : &block_desc, &a, comm, large, how);
+    const int rc =
+        shmcoll_mpi_coll_call(varying ? &varying_desc : &block_desc, &a, comm, large, how);
+    shmcoll_mpi_in_place_done(copy);
+    return rc;
 }
 
 /* The parameters of the entry points, with their count and displacement types. */

@@ -8,13 +8,9 @@
  * rank in step with the others instead of diverging to the library. */
 #include "mpi/request.h"
 #include "mpi/check.h"
-#include "mpi/express.h"
+#include "mpi/library_faults.h"
 
 #include "shmcoll.h"
-
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
 typedef struct reduction_args {
     shmcoll_coll_kind_t kind; /* reduce, allreduce, scan or exscan */
@@ -99,46 +95,17 @@ static const shmcoll_mpi_coll_desc_t allreduce_desc =
 static const shmcoll_mpi_coll_desc_t scan_desc = REDUCTION(SHMCOLL_MPI_SCAN, Scan, Iscan);
 static const shmcoll_mpi_coll_desc_t exscan_desc = REDUCTION(SHMCOLL_MPI_EXSCAN, Exscan, Iexscan);
 
-#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40102000
-/* MPICH before 4.1.2 crashes (SIGSEGV) in its own blocking MPI_Reduce with MPI_IN_PLACE at a root
- * other than 0 (pmodels/mpich#6540; 4.0.2: from 512 doubles on, p = 2-5, a root of 0 or a send
- * buffer of the root's own is right, and so are MPI_Ireduce and MPI_Reduce_init). shmcoll hands
- * blocking calls to the MPI library on many of its paths (a communicator's first calls, the
- * measurement's turns, the MPI library's verdicts), so such a call crashed the job on some calls
- * and not on others. The root of a blocking reduce in place at a root other than 0 therefore
- * gives every path a copy of its vector as send buffer: the same reduction, one copy of the
- * vector more at the root. Returns the copy to free; NULL where none was made (the call goes as
- * it came: a count of 0, a type of negative extent, no memory). */
-#define SHMCOLL_MPI_REDUCE_IN_PLACE_COPY 1
-static void *root_copy(const void **sendbuf, const void *recvbuf, MPI_Count count,
-                       MPI_Datatype datatype, int root, MPI_Comm comm) {
-    MPI_Count lb, extent, true_lb, true_extent;
-    int rank;
-    if (*sendbuf != MPI_IN_PLACE || root <= 0 || count <= 0 ||
-        PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS || rank != root ||
-        PMPI_Type_get_extent_x(datatype, &lb, &extent) != MPI_SUCCESS ||
-        PMPI_Type_get_true_extent_x(datatype, &true_lb, &true_extent) != MPI_SUCCESS ||
-        extent < 0 || true_extent <= 0)
-        return NULL;
-    const size_t span = (size_t)((count - 1) * extent + true_extent);
-    unsigned char *copy = malloc(span);
-    if (!copy) return NULL;
-    memcpy(copy, (const unsigned char *)recvbuf + true_lb, span);
-    *sendbuf = (const void *)((uintptr_t)copy - (uintptr_t)true_lb); /* element 0's address */
-    return copy;
-}
-#else
-#define SHMCOLL_MPI_REDUCE_IN_PLACE_COPY 0
-#endif
-
 static int reduction(const shmcoll_mpi_coll_desc_t *desc, shmcoll_coll_kind_t kind,
                      const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                      MPI_Op op, int root, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
-#if SHMCOLL_MPI_REDUCE_IN_PLACE_COPY
-    void *const copy = kind == SHMCOLL_KIND_REDUCE && !how
-                           ? root_copy(&sendbuf, recvbuf, count, datatype, root, comm)
+    /* the root of a blocking reduce in place at a root other than 0 (library_faults.h); MPI
+     * allows MPI_IN_PLACE at the root only */
+    int rank = -1;
+    void *const copy = SHMCOLL_MPI_REDUCE_IN_PLACE_FAULT && kind == SHMCOLL_KIND_REDUCE && !how &&
+                               sendbuf == MPI_IN_PLACE && root > 0 &&
+                               PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank == root
+                           ? shmcoll_mpi_in_place_copy(&sendbuf, recvbuf, count, datatype)
                            : NULL;
-#endif
     reduction_args_t a;
     memset(&a, 0, sizeof a); /* its padding too: see shmcoll_mpi_coll_call */
     a.kind = kind;
@@ -149,13 +116,7 @@ static int reduction(const shmcoll_mpi_coll_desc_t *desc, shmcoll_coll_kind_t ki
     a.op = op;
     a.root = root;
     const int rc = shmcoll_mpi_coll_call(desc, &a, comm, large, how);
-#if SHMCOLL_MPI_REDUCE_IN_PLACE_COPY
-    if (copy) {
-        free(copy);
-        /* no express run for the entry's arguments, which say in place (express.h) */
-        shmcoll_mpi_express_grant = NULL;
-    }
-#endif
+    shmcoll_mpi_in_place_done(copy);
     return rc;
 }
 

@@ -82,7 +82,7 @@ static void test_allreduce(const reduce_case_t *c, size_t n, const void *expecte
 
 /* MPICH 4.0.2 and 4.1.1 themselves crash in MPI_Reduce with MPI_IN_PLACE at a non-zero root
  * (pmodels/mpich#6540, fixed in 4.1.2). shmcoll serves such calls, and gives the MPI library's
- * way a copy of the root's vector (src/mpi/coll_reduction.c), but with SHMCOLL_DISABLE=1 they
+ * way a copy of the root's vector (src/mpi/library_faults.h), but with SHMCOLL_DISABLE=1 they
  * reach the library as they are, so that run leaves them out. */
 static int library_in_place_bug(void) {
 #if defined(MPICH_NUMVERSION)

@@ -433,7 +433,7 @@ static int issue(op_t *o) {
 
 /* MPI allows MPI_IN_PLACE for these (at the root alone for the rooted ones); a reduce in place at
  * a root other than 0 too, which MPICH before 4.1.2 cannot do itself from 512 doubles on
- * (src/mpi/coll_reduction.c): shmcoll gives it a copy. */
+ * (src/mpi/library_faults.h): shmcoll gives it a copy. */
 static int in_place_allowed(check_coll_t k) {
     return k == CHECK_REDUCE || k == CHECK_ALLREDUCE || k == CHECK_SCAN || k == CHECK_EXSCAN ||
            k == CHECK_REDUCE_SCATTER_BLOCK || k == CHECK_ALLGATHER || k == CHECK_ALLGATHERV ||

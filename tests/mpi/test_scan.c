@@ -105,8 +105,9 @@ static void test_one(which_t which, const reduce_case_t *c, size_t n, int in_pla
 }
 
 /* MPICH 4.0.2 itself fails an in-place MPI_Reduce_scatter of large uneven blocks ("memcpy
- * argument memory ranges overlap"); shmcoll serves such calls itself, but with SHMCOLL_DISABLE=1
- * they reach the library, so that run leaves them out. */
+ * argument memory ranges overlap"); shmcoll serves such calls, and gives the MPI library's way a
+ * copy of the input (src/mpi/library_faults.h), but with SHMCOLL_DISABLE=1 they reach the library
+ * as they are, so that run leaves them out. */
 static int library_in_place_bug(void) {
 #if defined(MPICH_NUMVERSION)
     return check_disabled();
