@@ -309,9 +309,8 @@ static int agreed(shmcoll_mpi_call_t *call, int rc) {
  * gather,gatherv,scatterv,alltoallv --max-size 8 --rounds 40). The bound stays: the calls of a
  * new size up to the next agreement take the last size's band, and with a bound that doubled up
  * to 4096 while the sizes stayed, calibrate_shared_key.p2, whose phases are 240 calls of a size
- * each, failed once in 41 runs. The first call agrees. `local` is this
- * rank's share; returns 0 (nothing measured) when the agreement failed, the group then failed
- * (agreed). */
+ * each, failed once in 41 runs. The first call agrees. `local` is this rank's share; returns 0
+ * (nothing measured) when the agreement failed, the group then failed (agreed). */
 static size_t share_key(shmcoll_mpi_call_t *call, calib_shared_t *shared, size_t local) {
     if (shared->left > 0) {
         shared->left--;

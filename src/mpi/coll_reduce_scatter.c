@@ -24,8 +24,7 @@ typedef struct reduce_scatter_args {
 
 /* The block sizes in elements of the user's datatype. */
 static MPI_Count block_count(const reduce_scatter_args_t *a, int j) {
-    if (!a->varying) return a->count;
-    return a->wide ? ((const MPI_Count *)a->recvcounts)[j] : ((const int *)a->recvcounts)[j];
+    return a->varying ? shmcoll_mpi_count_at(a->recvcounts, a->wide, j) : a->count;
 }
 
 static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
@@ -122,8 +121,7 @@ static int reduce_scatter_any(const void *sendbuf, void *recvbuf, int varying,
     if (SHMCOLL_MPI_REDUCE_SCATTER_IN_PLACE_FAULT && varying && !how && sendbuf == MPI_IN_PLACE &&
         recvcounts && PMPI_Comm_size(comm, &p) == MPI_SUCCESS) {
         MPI_Count total = 0;
-        for (int j = 0; j < p; j++)
-            total += large ? ((const MPI_Count *)recvcounts)[j] : ((const int *)recvcounts)[j];
+        for (int j = 0; j < p; j++) total += shmcoll_mpi_count_at(recvcounts, large, j);
         copy = shmcoll_mpi_in_place_copy(&sendbuf, recvbuf, total, datatype);
     }
     reduce_scatter_args_t a;

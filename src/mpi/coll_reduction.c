@@ -98,14 +98,13 @@ static const shmcoll_mpi_coll_desc_t exscan_desc = REDUCTION(SHMCOLL_MPI_EXSCAN,
 static int reduction(const shmcoll_mpi_coll_desc_t *desc, shmcoll_coll_kind_t kind,
                      const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                      MPI_Op op, int root, MPI_Comm comm, int large, const shmcoll_mpi_how_t *how) {
-    /* the root of a blocking reduce in place at a root other than 0 (library_faults.h); MPI
-     * allows MPI_IN_PLACE at the root only */
-    int rank = -1;
-    void *const copy = SHMCOLL_MPI_REDUCE_IN_PLACE_FAULT && kind == SHMCOLL_KIND_REDUCE && !how &&
-                               sendbuf == MPI_IN_PLACE && root > 0 &&
-                               PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank == root
-                           ? shmcoll_mpi_in_place_copy(&sendbuf, recvbuf, count, datatype)
-                           : NULL;
+    /* the root of a blocking reduce in place at a root other than 0 (library_faults.h) */
+    void *copy = NULL;
+    int rank;
+    if (SHMCOLL_MPI_REDUCE_IN_PLACE_FAULT && kind == SHMCOLL_KIND_REDUCE && !how &&
+        sendbuf == MPI_IN_PLACE && root > 0 && PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS &&
+        rank == root)
+        copy = shmcoll_mpi_in_place_copy(&sendbuf, recvbuf, count, datatype);
     reduction_args_t a;
     memset(&a, 0, sizeof a); /* its padding too: see shmcoll_mpi_coll_call */
     a.kind = kind;

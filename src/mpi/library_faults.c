@@ -11,8 +11,7 @@
 void *shmcoll_mpi_in_place_copy(const void **sendbuf, const void *recvbuf, MPI_Count count,
                                 MPI_Datatype datatype) {
     MPI_Count lb, extent, true_lb, true_extent;
-    if (*sendbuf != MPI_IN_PLACE || count <= 0 ||
-        PMPI_Type_get_extent_x(datatype, &lb, &extent) != MPI_SUCCESS ||
+    if (count <= 0 || PMPI_Type_get_extent_x(datatype, &lb, &extent) != MPI_SUCCESS ||
         PMPI_Type_get_true_extent_x(datatype, &true_lb, &true_extent) != MPI_SUCCESS ||
         extent < 0 || true_extent <= 0)
         return NULL;

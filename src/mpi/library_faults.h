@@ -33,9 +33,9 @@
 #define SHMCOLL_MPI_REDUCE_SCATTER_IN_PLACE_FAULT 0
 #endif
 
-/* Where *sendbuf is MPI_IN_PLACE: a copy of the `count` elements of `datatype` at recvbuf, which
- * *sendbuf then points to as to the elements' buffer; returns the copy to free after the call, or
- * NULL where none was made (the call goes as it came: not in place, no elements, a type of
+/* For a call whose *sendbuf is MPI_IN_PLACE: a copy of the `count` elements of `datatype` at
+ * recvbuf, which *sendbuf then points to as to the elements' buffer; returns the copy to free
+ * after the call, or NULL where none was made (the call goes as it came: no elements, a type of
  * negative extent, no memory). */
 void *shmcoll_mpi_in_place_copy(const void **sendbuf, const void *recvbuf, MPI_Count count,
                                 MPI_Datatype datatype);
