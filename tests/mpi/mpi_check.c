@@ -72,13 +72,17 @@ int check_use_large(size_t k) {
 #endif
 }
 
-unsigned long long check_dav(void) {
+unsigned long long check_dav_on(MPI_Comm comm) {
     typedef int (*dav_fn)(MPI_Comm, unsigned long long *);
     static dav_fn dav;
     if (!dav) dav = (dav_fn)dlsym(RTLD_DEFAULT, "shmcoll_stats_dav");
     unsigned long long bytes = 0;
-    if (CHECK(dav != NULL, "shmcoll_stats_dav is not exported")) dav(MPI_COMM_WORLD, &bytes);
+    if (CHECK(dav != NULL, "shmcoll_stats_dav is not exported")) dav(comm, &bytes);
     return bytes;
+}
+
+unsigned long long check_dav(void) {
+    return check_dav_on(MPI_COMM_WORLD);
 }
 
 int check_same_ways(const char *ours, int calls) {

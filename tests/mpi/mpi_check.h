@@ -91,6 +91,8 @@ int check_use_large(size_t k);
  * failure where the library does not export it): shmcoll's ways move bytes through shared
  * memory, the MPI library's none, so a call that made it grow took one of shmcoll's. */
 unsigned long long check_dav(void);
+/* The same on `comm`. */
+unsigned long long check_dav_on(MPI_Comm comm);
 
 /* Every rank took the same way as this one on each of its `calls` calls (ours[i]: 1 for one of
  * shmcoll's ways; 2: not compared), every rank alike; returns this rank's calls on shmcoll's
