@@ -46,7 +46,7 @@ static shmcoll_status_t allgather_progress(shmcoll_task_t *task) {
          * exposed address). In place the own block is already where it belongs. */
         SHMCOLL_AWAIT_TEST(&task->pc,
                            shmcoll_coll_alltoall_single(task, &s->single_copy, mine,
-                                                        &(coll_bytes_t){0}, recvbuf, &blocks));
+                                                        &(coll_bytes_t){0}, recvbuf, &blocks, 0));
     } else {
         for (s->round = 0; s->round < s->rounds; s->round++) {
             s->step = shmcoll_channel_next_step(ch);

@@ -9,7 +9,9 @@
  * buffer before the round overwrites them: round t only writes the pieces it has already read.
  * Not in place, blocks of SHMCOLL_CMA_MIN bytes and more move single-copy instead up to
  * SHMCOLL_CMA_MAX, at any size with SHMCOLL_CMA=all (coll/single_copy.c: the registry's
- * single-copy row for alltoall, the choice after agreeing for alltoallv). */
+ * single-copy row for alltoall, the choice after agreeing for alltoallv). Alltoallv needs no
+ * agreement where the short blocks fit a piece of their sender's slot and the long ones move
+ * single-copy: its one-step row (below) decides each block's way by its size in one step. */
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 
@@ -53,7 +55,7 @@ static shmcoll_status_t alltoall_progress(shmcoll_task_t *task) {
                                           task, s, COLL_ALL, a->sendbuf != NULL, alltoall_plan));
     if (s->single) {
         SHMCOLL_AWAIT_TEST(&task->pc, shmcoll_coll_alltoall_single(task, &s->single_copy, sendbuf,
-                                                                   &out, recvbuf, &in));
+                                                                   &out, recvbuf, &in, 0));
     } else {
         if (sendbuf != recvbuf)
             coll_copy(task, recvbuf + coll_bytes_displ(&in, me),
@@ -83,3 +85,19 @@ static shmcoll_status_t alltoall_single_init(shmcoll_task_t *task) {
 
 const shmcoll_task_ops_t shmcoll_coll_alltoall_single_ops = {.init = alltoall_single_init,
                                                              .progress = alltoall_progress};
+
+/* Alltoallv's one-step row: no agreement on the longest block first, every block through its
+ * sender's slot or single-copy by its own size (shmcoll_coll_alltoall_single with a piece per
+ * member of a chunk). The agreement was a step more in every call: an 8-byte alltoallv took
+ * 0.26 us where an alltoall took 0.15 (Open MPI 4.1, p = 2). Not in place, as the single-copy
+ * row. */
+static shmcoll_status_t alltoallv_one_step_progress(shmcoll_task_t *task) {
+    coll_pipeline_t *s = SHMCOLL_TASK_STATE(task, coll_pipeline_t);
+    const shmcoll_coll_args_t *a = task->args;
+    const coll_bytes_t out = coll_send_blocks(a), in = coll_recv_blocks(a);
+    return shmcoll_coll_alltoall_single(task, &s->single_copy, a->sendbuf, &out, a->recvbuf, &in,
+                                        coll_piece_per_member(task->ch->chunk, task->ch->size));
+}
+
+const shmcoll_task_ops_t shmcoll_coll_alltoallv_one_step_ops = {
+    .init = alltoall_single_init, .progress = alltoallv_one_step_progress};

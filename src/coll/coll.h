@@ -50,5 +50,6 @@ extern const shmcoll_task_ops_t shmcoll_coll_rooted_pipeline_ops;    /* rooted.c
 extern const shmcoll_task_ops_t shmcoll_coll_rooted_single_ops;      /* rooted.c, + one-step */
 extern const shmcoll_task_ops_t shmcoll_coll_alltoall_rotated_ops;   /* alltoall.c */
 extern const shmcoll_task_ops_t shmcoll_coll_alltoall_single_ops;    /* alltoall.c */
+extern const shmcoll_task_ops_t shmcoll_coll_alltoallv_one_step_ops; /* alltoall.c */
 
 #endif

@@ -247,10 +247,15 @@ typedef struct coll_single {
 
 /* Every member exposes `sendbuf` and reads its block of `out` from every other member's. Not in
  * place: the blocks to send must not be overwritten while the others read them (allgather's one
- * outgoing block, read by all, may lie in recvbuf). */
+ * outgoing block, read by all, may lie in recvbuf). `piece` 0: every block single-copy. Else
+ * alltoallv's one step: blocks of SHMCOLL_CMA_MIN bytes and more, and those longer than `piece`,
+ * single-copy, the others through their sender's slot, in their reader's piece (`piece` bytes
+ * at the reader's place); each block's way follows from its own size, which its sender and its
+ * reader both know. A member waits for the others' acknowledgements only when it exposed a
+ * block. */
 shmcoll_status_t shmcoll_coll_alltoall_single(shmcoll_task_t *task, coll_single_t *c,
                                               const char *sendbuf, const coll_bytes_t *out,
-                                              char *recvbuf, const coll_bytes_t *in);
+                                              char *recvbuf, const coll_bytes_t *in, size_t piece);
 /* One step. Blocks of SHMCOLL_CMA_MIN bytes and more, and those too long for a chunk, are written
  * into the root's buffer single-copy; the others (only gatherv mixes the two) pass through their
  * sender's slot in the same step. Each block's way follows from its own size, which its sender

@@ -142,16 +142,47 @@ static void own_block(shmcoll_task_t *task, char *dst, const char *src, size_t n
         shmcoll_kernel_nt_decide(shmcoll_kernel_nt_mode(), own, 0, task->team->usable_cache, 1));
 }
 
+/* Alltoallv's one step: whether a block of n bytes moves single-copy, which its sender and its
+ * reader decide alike: as block_single for a slot of `piece` bytes, and from SHMCOLL_HEAP_MIN
+ * bytes where its sender's buffer lies in a heap the team maps (read through the mapped arena
+ * at memory speed, as an agreement that finds every buffer in a heap moves every block). */
+static int one_step_single(const shmcoll_team_t *team, size_t n, size_t piece, int sender_in_heap) {
+    return block_single(team, n, piece) || (sender_in_heap && team->heap && n >= team->heap_min);
+}
+
 shmcoll_status_t shmcoll_coll_alltoall_single(shmcoll_task_t *task, coll_single_t *c,
                                               const char *sendbuf, const coll_bytes_t *out,
-                                              char *recvbuf, const coll_bytes_t *in) {
+                                              char *recvbuf, const coll_bytes_t *in, size_t piece) {
     shmcoll_channel_t *ch = task->ch;
+    const shmcoll_team_t *team = task->team;
     const int me = ch->rank, p = ch->size;
     SHMCOLL_RESUME_BEGIN(&c->pc);
     c->step = shmcoll_channel_next_step(ch);
     SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_claim(ch, c->step, &task->wait));
     const size_t *displs = out->counts ? out->displs : NULL;
-    publish(ch, c->step, sendbuf, displs, slot_displs(ch, c->step, displs));
+    size_t stride;
+    if (piece) { /* short blocks into their reader's piece; a single-copy reader's holds its
+                  * displacement */
+        stride = displs && piece >= sizeof(size_t) ? piece : 0;
+        char *slots = shmcoll_channel_buffer(ch, me, c->step);
+        shmcoll_heap_ref_t mine;
+        shmcoll_coll_heap_locate(task, sendbuf, &mine);
+        c->exposed = 0;
+        for (int r = 0; r < p; r++) {
+            const size_t n = coll_bytes_count(out, r);
+            if (r == me || !n) continue;
+            if (!one_step_single(team, n, piece, mine.nonce != 0)) {
+                coll_copy(task, slots + (size_t)r * piece, sendbuf + coll_bytes_displ(out, r), n);
+                continue;
+            }
+            c->exposed = 1;
+            if (stride) memcpy(slots + (size_t)r * stride, &displs[r], sizeof(size_t));
+        }
+    } else {
+        stride = slot_displs(ch, c->step, displs);
+        c->exposed = 1;
+    }
+    publish(ch, c->step, sendbuf, displs, stride);
     own_block(task, recvbuf + coll_bytes_displ(in, me), sendbuf + coll_bytes_displ(out, me),
               coll_bytes_count(in, me), out, in);
     for (c->i = 1; c->i < p; c->i++) {
@@ -159,13 +190,22 @@ shmcoll_status_t shmcoll_coll_alltoall_single(shmcoll_task_t *task, coll_single_
         SHMCOLL_AWAIT(task, &c->pc,
                       shmcoll_channel_test_post(ch, (me + c->i) % p, c->step, &task->wait));
         const int q = (me + c->i) % p;
+        const size_t n = coll_bytes_count(in, q);
+        exposed_t theirs;
+        memcpy(&theirs, shmcoll_channel_aux(ch, q, c->step), sizeof theirs);
+        if (piece && !one_step_single(team, n, piece, theirs.heap.nonce != 0)) {
+            coll_copy_out(task, recvbuf + coll_bytes_displ(in, q),
+                          (const char *)shmcoll_channel_buffer(ch, q, c->step) + (size_t)me * piece,
+                          n);
+            continue;
+        }
         uintptr_t from;
         SHMCOLL_CHECK(peer_block(task, q, c->step, me, out->bytes, &from));
-        SHMCOLL_CHECK(transfer(task, q, c->step, recvbuf + coll_bytes_displ(in, q), from,
-                               coll_bytes_count(in, q), 0));
+        SHMCOLL_CHECK(transfer(task, q, c->step, recvbuf + coll_bytes_displ(in, q), from, n, 0));
     }
     shmcoll_channel_ack(ch, c->step);
-    SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_done(ch, c->step, &task->wait));
+    if (c->exposed)
+        SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_done(ch, c->step, &task->wait));
     SHMCOLL_RESUME_END(&c->pc);
 }
 

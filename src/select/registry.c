@@ -262,6 +262,16 @@ static int scatterv_one_step_supports(const shmcoll_select_args_t *a,
     return t->cma != SHMCOLL_CMA_OFF && t->cma_min <= coll_piece_per_member(t->chunk, t->size);
 }
 
+/* Alltoallv in one step on the same terms as scatterv's (the sender and the reader of each block
+ * both know its size; the short ones fit a piece of their sender's slot), not in place, and
+ * where SHMCOLL_CMA_MAX bounds no block (by default it does not): blocks longer than a piece
+ * have no other way in one step. */
+static int alltoallv_one_step_supports(const shmcoll_select_args_t *a,
+                                       const shmcoll_select_team_t *t) {
+    return !a->in_place && scatterv_one_step_supports(a, t) &&
+           (t->cma == SHMCOLL_CMA_ALL || t->cma_max >= SHMCOLL_CMA_MAX_UNBOUNDED);
+}
+
 /* ---- shared heaps ---- */
 
 /* The heap rows (coll/heap.h): where the members may map each other's heaps, from
@@ -564,6 +574,14 @@ static const shmcoll_algo_t registry[] = {
      always,
      NULL,
      &shmcoll_coll_alltoall_rotated_ops,
+     {0},
+     0},
+    {KIND(ALLTOALLV),
+     "one-step",
+     "long blocks read from their senders' buffers, short ones from their slots, in one step",
+     alltoallv_one_step_supports,
+     NULL,
+     &shmcoll_coll_alltoallv_one_step_ops,
      {0},
      0},
     {KIND(ALLTOALLV),

@@ -21,6 +21,9 @@ typedef struct shmcoll_select_args {
     int in_place;    /* MPI_IN_PLACE, which MPI makes the same everywhere where it matters */
 } shmcoll_select_args_t;
 
+/* SHMCOLL_CMA_MAX's default (base/config.h, 1024G): no block is that long, so it bounds none. */
+#define SHMCOLL_CMA_MAX_UNBOUNDED ((size_t)1 << 40)
+
 /* What the choice depends on of the team: the same on every member. */
 typedef struct shmcoll_select_team {
     int size;
