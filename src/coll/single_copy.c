@@ -42,14 +42,33 @@ typedef struct exposed {
 
 _Static_assert(sizeof(exposed_t) <= SHMCOLL_AUX_BYTES, "the exposed buffer fits a post's aux area");
 
+/* What this member exposes of `base`, its stride not set yet. */
+static exposed_t exposing(const void *base, const size_t *displs) {
+    exposed_t mine = {.base = (uintptr_t)base, .displs = (uintptr_t)displs};
+    shmcoll_heap_ref(base, &mine.heap);
+    return mine;
+}
+
+/* Publish `mine` in `step`, which the caller has claimed. */
+static void publish_exposed(shmcoll_channel_t *ch, uint64_t step, const exposed_t *mine) {
+    memcpy(shmcoll_channel_aux(ch, ch->rank, step), mine, sizeof *mine);
+    shmcoll_channel_post(ch, step);
+}
+
 /* Publish the buffer in `step`, which the caller has claimed; `stride` where the caller has put
  * the displacements its readers need in its slot (0: none). */
 static void publish(shmcoll_channel_t *ch, uint64_t step, const void *base, const size_t *displs,
                     size_t stride) {
-    exposed_t mine = {.base = (uintptr_t)base, .displs = (uintptr_t)displs, .stride = stride};
-    shmcoll_heap_ref(base, &mine.heap);
-    memcpy(shmcoll_channel_aux(ch, ch->rank, step), &mine, sizeof mine);
-    shmcoll_channel_post(ch, step);
+    exposed_t mine = exposing(base, displs);
+    mine.stride = stride;
+    publish_exposed(ch, step, &mine);
+}
+
+/* Whether the buffer member q published in `step` lies in its shared heap. */
+static int peer_in_heap(const shmcoll_channel_t *ch, int q, uint64_t step) {
+    exposed_t theirs;
+    memcpy(&theirs, shmcoll_channel_aux(ch, q, step), sizeof theirs);
+    return theirs.heap.nonce != 0;
 }
 
 /* Copy `n` bytes between this member's `local` and member q's address `remote`. A failure here
@@ -160,29 +179,27 @@ shmcoll_status_t shmcoll_coll_alltoall_single(shmcoll_task_t *task, coll_single_
     c->step = shmcoll_channel_next_step(ch);
     SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_claim(ch, c->step, &task->wait));
     const size_t *displs = out->counts ? out->displs : NULL;
-    size_t stride;
+    exposed_t mine = exposing(sendbuf, displs);
     if (piece) { /* short blocks into their reader's piece; a single-copy reader's holds its
                   * displacement */
-        stride = displs && piece >= sizeof(size_t) ? piece : 0;
+        mine.stride = displs && piece >= sizeof(size_t) ? piece : 0;
         char *slots = shmcoll_channel_buffer(ch, me, c->step);
-        shmcoll_heap_ref_t mine;
-        shmcoll_coll_heap_locate(task, sendbuf, &mine);
         c->exposed = 0;
         for (int r = 0; r < p; r++) {
             const size_t n = coll_bytes_count(out, r);
             if (r == me || !n) continue;
-            if (!one_step_single(team, n, piece, mine.nonce != 0)) {
+            if (!one_step_single(team, n, piece, mine.heap.nonce != 0)) {
                 coll_copy(task, slots + (size_t)r * piece, sendbuf + coll_bytes_displ(out, r), n);
                 continue;
             }
             c->exposed = 1;
-            if (stride) memcpy(slots + (size_t)r * stride, &displs[r], sizeof(size_t));
+            if (mine.stride) memcpy(slots + (size_t)r * mine.stride, &displs[r], sizeof(size_t));
         }
     } else {
-        stride = slot_displs(ch, c->step, displs);
+        mine.stride = slot_displs(ch, c->step, displs);
         c->exposed = 1;
     }
-    publish(ch, c->step, sendbuf, displs, stride);
+    publish_exposed(ch, c->step, &mine);
     own_block(task, recvbuf + coll_bytes_displ(in, me), sendbuf + coll_bytes_displ(out, me),
               coll_bytes_count(in, me), out, in);
     for (c->i = 1; c->i < p; c->i++) {
@@ -191,9 +208,7 @@ shmcoll_status_t shmcoll_coll_alltoall_single(shmcoll_task_t *task, coll_single_
                       shmcoll_channel_test_post(ch, (me + c->i) % p, c->step, &task->wait));
         const int q = (me + c->i) % p;
         const size_t n = coll_bytes_count(in, q);
-        exposed_t theirs;
-        memcpy(&theirs, shmcoll_channel_aux(ch, q, c->step), sizeof theirs);
-        if (piece && !one_step_single(team, n, piece, theirs.heap.nonce != 0)) {
+        if (piece && !one_step_single(team, n, piece, peer_in_heap(ch, q, c->step))) {
             coll_copy_out(task, recvbuf + coll_bytes_displ(in, q),
                           (const char *)shmcoll_channel_buffer(ch, q, c->step) + (size_t)me * piece,
                           n);
