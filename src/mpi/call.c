@@ -30,7 +30,9 @@ static shmcoll_status_t begin(shmcoll_mpi_call_t *call, MPI_Comm comm, shmcoll_m
         return SHMCOLL_ERR_NOT_SUPPORTED;
     }
     if (comm == MPI_COMM_NULL || !shmcoll_mpi_init_ensure()) {
-        call->reason = comm == MPI_COMM_NULL ? "MPI_COMM_NULL" : "MPI is not initialised";
+        call->reason = comm == MPI_COMM_NULL ? "MPI_COMM_NULL"
+                                             : "MPI_Init was not called (the world model is not "
+                                               "initialised; MPI-4 sessions are not served)";
         return SHMCOLL_ERR_NOT_SUPPORTED;
     }
     shmcoll_status_t status = shmcoll_mpi_comm_state_get(comm, use, &call->state);

@@ -366,13 +366,21 @@ static int no_memory(MPI_Comm comm, const char *function, MPI_Request *request) 
     return MPI_ERR_NO_MEM;
 }
 
-/* SHMCOLL_DISABLE=1: straight to the MPI library, counted, no request of ours. */
-static int disabled(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
-                    int large, const shmcoll_mpi_how_t *how) {
+/* Straight to the MPI library's own form, counted, no request of ours: SHMCOLL_DISABLE=1, or the
+ * world model is not initialised (a program of MPI-4 sessions that never calls MPI_Init, where
+ * shmcoll serves no communicator, agree.h; a request of ours would be a request on a duplicate
+ * of MPI_COMM_SELF, which such a program has not got). */
+static int to_library(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
+                      int large, const shmcoll_mpi_how_t *how) {
     shmcoll_mpi_call_t call = {0};
     shmcoll_mpi_call_begin(&call, desc, margs, comm, large, how->form);
     shmcoll_mpi_call_fallback(&call);
     return desc->fallback(margs, comm, large, how);
+}
+
+/* Whether a request of ours may be made: not disabled, the world model initialised. */
+static int ours_possible(void) {
+    return !shmcoll_mpi_disabled() && shmcoll_mpi_init_ensure();
 }
 
 /* The MPI library's own form `how` serves a call shmcoll declined (op prepared or not). */
@@ -386,8 +394,8 @@ static int op_decline(shmcoll_mpi_op_t *op, const shmcoll_mpi_coll_desc_t *desc,
 
 int shmcoll_mpi_request_post(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
                              int large, MPI_Request *request) {
-    if (shmcoll_mpi_disabled())
-        return disabled(desc, margs, comm, large, SHMCOLL_MPI_NONBLOCKING_HOW(request));
+    if (!ours_possible())
+        return to_library(desc, margs, comm, large, SHMCOLL_MPI_NONBLOCKING_HOW(request));
     shmcoll_mpi_op_t *op = op_acquire();
     if (!op) return no_memory(comm, desc->names[SHMCOLL_MPI_NONBLOCKING][large], request);
     shmcoll_mpi_call_t *call = &op->call;
@@ -435,7 +443,7 @@ static int op_serve_theirs(shmcoll_mpi_op_t *op, const shmcoll_mpi_coll_desc_t *
 int shmcoll_mpi_request_init(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
                              int large, MPI_Info info, MPI_Request *request) {
     const shmcoll_mpi_how_t *how = SHMCOLL_MPI_PERSISTENT_HOW(info, request);
-    if (shmcoll_mpi_disabled()) return disabled(desc, margs, comm, large, how);
+    if (!ours_possible()) return to_library(desc, margs, comm, large, how);
     shmcoll_mpi_op_t *op = op_acquire();
     if (!op) return no_memory(comm, desc->names[SHMCOLL_MPI_PERSISTENT][large], request);
     shmcoll_mpi_call_t *call = &op->call;

@@ -123,15 +123,19 @@ static void check_started(void) {
     PMPI_Comm_rank(MPI_COMM_WORLD, &check_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &check_size);
     const char *expect = getenv("SHMCOLL_TEST_EXPECT_ACTIVE");
-    if (expect && !strcmp(expect, "1")) {
-        Dl_info info;
-        void *symbol = dlsym(RTLD_DEFAULT, "MPI_Allreduce");
-        int interposed = symbol && dladdr(symbol, &info) && info.dli_fname &&
-                         strstr(info.dli_fname, "libshmcoll");
-        CHECK(interposed, "MPI_Allreduce resolves to %s, not libshmcoll",
-              symbol && dladdr(symbol, &info) ? info.dli_fname : "nothing");
+    if (expect && !strcmp(expect, "1")) check_interposed();
+}
+
+int check_interposed(void) {
+    Dl_info info;
+    void *symbol = dlsym(RTLD_DEFAULT, "MPI_Allreduce");
+    int interposed =
+        symbol && dladdr(symbol, &info) && info.dli_fname && strstr(info.dli_fname, "libshmcoll");
+    CHECK(interposed, "MPI_Allreduce resolves to %s, not libshmcoll",
+          symbol && dladdr(symbol, &info) ? info.dli_fname : "nothing");
+    const int versioned =
         CHECK(dlsym(RTLD_DEFAULT, "shmcoll_version") != NULL, "shmcoll_version not found");
-    }
+    return interposed && versioned;
 }
 
 /* The library's counting rule: rank 0 of an intracommunicator; for an intercommunicator the local

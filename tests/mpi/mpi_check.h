@@ -47,6 +47,11 @@ void check_init(int *argc, char ***argv);
 /* The same through MPI_Init_thread; returns the thread level provided. */
 int check_init_thread(int *argc, char ***argv, int required);
 
+/* Whether MPI_Allreduce resolves into libshmcoll and its version is exported (each failure
+ * counted and printed as CHECK does); check_init makes this check with
+ * SHMCOLL_TEST_EXPECT_ACTIVE=1, programs that do not call it make it themselves. */
+int check_interposed(void);
+
 #define CHECK(cond, ...) ((cond) ? 1 : check_fail(__FILE__, __LINE__, __VA_ARGS__))
 int check_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
