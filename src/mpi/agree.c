@@ -111,6 +111,20 @@ const char *shmcoll_mpi_agree_comm(MPI_Comm comm, int rank, int size) {
     return "its ranks are configured differently";
 }
 
+void shmcoll_mpi_agree_job_without(int missing) {
+    int rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    shmcoll_log_set_rank(rank);
+    snprintf(job_reason, sizeof job_reason, "rank %d of the job did not load shmcoll", missing);
+    atomic_store(&stats_differ, 1); /* MPI_Finalize's statistics are collectives too */
+    atomic_store(&job_differs, 1);
+    /* Rank 0 warns where it has shmcoll; where it has not, each rank that has it. */
+    if (rank == 0 || missing == 0)
+        shmcoll_log_warn("%s: every collective goes to the MPI library (every rank of a job must "
+                         "load shmcoll: give LD_PRELOAD to mpirun with -x, to mpiexec with -genv)",
+                         job_reason);
+}
+
 void shmcoll_mpi_agree_job(void) {
     int rank = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);

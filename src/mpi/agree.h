@@ -32,6 +32,10 @@ const char *shmcoll_mpi_agree_comm(MPI_Comm comm, int rank, int size);
  * every process of the job makes it in its MPI_Init). */
 void shmcoll_mpi_agree_job(void);
 
+/* Instead of shmcoll_mpi_agree_job where rank `missing` of the job has no shmcoll (presence.h):
+ * every call goes to the MPI library, on every rank that has it, without communicating. */
+void shmcoll_mpi_agree_job_without(int missing);
+
 /* Whether every call goes to the MPI library: SHMCOLL_DISABLE=1, or the job's ranks disagreed on
  * a JOB knob. The reason, for statistics and messages. */
 int shmcoll_mpi_disabled(void);

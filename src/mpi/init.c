@@ -13,6 +13,7 @@
 #include "mpi/heap_report.h"
 #include "mpi/library_progress.h"
 #include "mpi/op.h"
+#include "mpi/presence.h"
 #include "mpi/progress.h"
 #include "mpi/stats.h"
 #include "mpi/stats_view.h"
@@ -83,7 +84,11 @@ int shmcoll_mpi_init_ensure(void) {
 void shmcoll_mpi_init_done(void) {
     static atomic_int once;
     if (atomic_exchange(&once, 1)) return; /* a Fortran MPI_INIT that called MPI_Init */
-    shmcoll_mpi_agree_job();               /* collective: every process makes it here */
+    int missing = -1;
+    if (shmcoll_mpi_presence_missing(&missing) > 0)
+        shmcoll_mpi_agree_job_without(missing); /* no collective: some rank would not make it */
+    else
+        shmcoll_mpi_agree_job(); /* collective: every process makes it here */
     shmcoll_mpi_express_straight = shmcoll_mpi_straight_through();
     if (!shmcoll_mpi_disabled()) shmcoll_mpi_init_ensure();
 }
