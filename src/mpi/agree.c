@@ -111,10 +111,16 @@ const char *shmcoll_mpi_agree_comm(MPI_Comm comm, int rank, int size) {
     return "its ranks are configured differently";
 }
 
-void shmcoll_mpi_agree_job_without(int missing) {
+/* This process's rank in MPI_COMM_WORLD, from now on in its log lines. */
+static int world_rank_logged(void) {
     int rank = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     shmcoll_log_set_rank(rank);
+    return rank;
+}
+
+void shmcoll_mpi_agree_job_without(int missing) {
+    const int rank = world_rank_logged();
     snprintf(job_reason, sizeof job_reason, "rank %d of the job did not load shmcoll", missing);
     atomic_store(&stats_differ, 1); /* MPI_Finalize's statistics are collectives too */
     atomic_store(&job_differs, 1);
@@ -126,9 +132,7 @@ void shmcoll_mpi_agree_job_without(int missing) {
 }
 
 void shmcoll_mpi_agree_job(void) {
-    int rank = 0;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    shmcoll_log_set_rank(rank);
+    const int rank = world_rank_logged();
     const char *names[MAX_KNOBS];
     int ranks[2 * MAX_KNOBS];
     const int n = compare(MPI_COMM_WORLD, rank, "JOB", names, ranks);

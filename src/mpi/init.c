@@ -84,9 +84,9 @@ int shmcoll_mpi_init_ensure(void) {
 void shmcoll_mpi_init_done(void) {
     static atomic_int once;
     if (atomic_exchange(&once, 1)) return; /* a Fortran MPI_INIT that called MPI_Init */
-    int missing = -1;
-    if (shmcoll_mpi_presence_missing(&missing) > 0)
-        shmcoll_mpi_agree_job_without(missing); /* no collective: some rank would not make it */
+    int absent = -1;
+    if (shmcoll_mpi_presence_missing(&absent) > 0)
+        shmcoll_mpi_agree_job_without(absent); /* no collective: that rank would not make it */
     else
         shmcoll_mpi_agree_job(); /* collective: every process makes it here */
     shmcoll_mpi_express_straight = shmcoll_mpi_straight_through();

@@ -43,7 +43,7 @@ static int calls_find(pmix_calls_t *c) {
            c->value_destruct;
 }
 
-/* One lookup of rank `rank`'s key, waiting at most a second: its status. */
+/* One lookup of the key of `who`, waiting at most a second: its status. */
 static pmix_status_t lookup(const pmix_calls_t *c, const pmix_proc_t *who) {
     pmix_info_t timeout;
     const int seconds = 1;
@@ -76,7 +76,7 @@ static int posted(const pmix_calls_t *c, const pmix_proc_t *self, int rank) {
     }
 }
 
-int shmcoll_mpi_presence_missing(int *first) {
+int shmcoll_mpi_presence_missing(int *rank) {
     pmix_calls_t c;
     pmix_proc_t self;
     if (!getenv("PMIX_NAMESPACE") || !calls_find(&c) || c.init(&self, NULL, 0) != PMIX_SUCCESS)
@@ -93,7 +93,7 @@ int shmcoll_mpi_presence_missing(int *first) {
         for (int r = 0; r < size && missing == 0; r++) {
             const int found = posted(&c, &self, r);
             if (found < 0) missing = -1;
-            if (found == 0) missing = 1, *first = r;
+            if (found == 0) missing = 1, *rank = r;
         }
     }
     c.finalize(NULL, 0); /* this call's reference; the MPI library's stays */
@@ -102,8 +102,8 @@ int shmcoll_mpi_presence_missing(int *first) {
 
 #else
 
-int shmcoll_mpi_presence_missing(int *first) {
-    (void)first;
+int shmcoll_mpi_presence_missing(int *rank) {
+    (void)rank;
     return -1;
 }
 

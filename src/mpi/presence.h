@@ -26,9 +26,10 @@
  * while it is not would leave the others waiting in the agreement. */
 #define SHMCOLL_MPI_PRESENCE_TIMEOUT 30
 
-/* After PMPI_Init (every process of the job calls it there): the number of ranks of this
- * process's namespace without shmcoll, the lowest in *first; -1 where it cannot be known (no
- * PMIx launcher, or not Open MPI's external PMIx). */
-int shmcoll_mpi_presence_missing(int *first);
+/* After PMPI_Init (every process of the job calls it there): 1 where a rank of this process's
+ * namespace did not load shmcoll (the first found in *rank; the lookups stop there), 0 where
+ * every rank did, -1 where it cannot be known (no PMIx launcher, not Open MPI's external PMIx,
+ * or a lookup failed). */
+int shmcoll_mpi_presence_missing(int *rank);
 
 #endif
