@@ -3,6 +3,7 @@
 
 #include "base/config.h"
 #include "base/log.h"
+#include "mpi/version.h"
 #include "select/tune.h"
 
 #include <stdatomic.h>
@@ -10,7 +11,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MAX_KNOBS 48
+/* The comparison's format, the same in every build: WIRE_KNOBS entries, the first the build's
+ * identity, then the knobs, then zeros. Ranks that loaded different builds (whose knobs may differ
+ * in number) so make the same PMPI_Allreduce and learn that they differ; a count of their own
+ * would end the job in the MPI library with a truncation error. Never change it. */
+#define WIRE_KNOBS 64
+#define MAX_KNOBS  WIRE_KNOBS
+#define BUILD      0 /* the identity's entry */
 
 static atomic_int job_differs;
 static atomic_int stats_differ;
@@ -37,9 +44,15 @@ const char *shmcoll_mpi_disabled_reason(void) {
     return shmcoll_config()->disable ? "SHMCOLL_DISABLE=1" : job_reason;
 }
 
-/* This process's knobs of `scope` with their hashes; COMM adds the tuning rules in force. */
+/* This process's build and knobs of `scope` with their hashes; COMM adds the tuning rules in
+ * force. */
 static int knobs_of(const char *scope, const char **names, uint64_t *hashes) {
-    int n = shmcoll_config_scope(scope, names, hashes, MAX_KNOBS - 1);
+    const char *build = shmcoll_mpi_build_identity();
+    names[BUILD] = "the build of shmcoll";
+    hashes[BUILD] =
+        shmcoll_config_hash(0xcbf29ce484222325ull, build, strlen(build)); /* FNV-1a basis */
+    int n = BUILD + 1;
+    n += shmcoll_config_scope(scope, names + n, hashes + n, MAX_KNOBS - 1 - n);
     if (!strcmp(scope, "COMM")) {
         names[n] = "SHMCOLL_TUNE/SHMCOLL_TUNE_FILE (the tuning rules in force)";
         hashes[n++] = shmcoll_tune_digest(shmcoll_tune_current());
@@ -62,15 +75,16 @@ static int compare(MPI_Comm comm, int rank, const char *scope, const char **name
     struct {
         int value, rank;
     } mine[2 * MAX_KNOBS], all[2 * MAX_KNOBS];
-    for (int k = 0; k < n; k++) {
-        mine[k].value = fold(hashes[k]);
-        mine[n + k].value = -mine[k].value; /* its least is the greatest value */
-        mine[k].rank = mine[n + k].rank = rank;
+    for (int k = 0; k < WIRE_KNOBS; k++) {
+        mine[k].value = k < n ? fold(hashes[k]) : 0;
+        mine[WIRE_KNOBS + k].value = -mine[k].value; /* its least is the greatest value */
+        mine[k].rank = mine[WIRE_KNOBS + k].rank = rank;
     }
-    if (PMPI_Allreduce(mine, all, 2 * n, MPI_2INT, MPI_MINLOC, comm) != MPI_SUCCESS) return -1;
+    if (PMPI_Allreduce(mine, all, 2 * WIRE_KNOBS, MPI_2INT, MPI_MINLOC, comm) != MPI_SUCCESS)
+        return -1;
     for (int k = 0; k < n; k++) {
-        const int differs = all[k].value != -all[n + k].value;
-        const int a = all[k].rank, b = differs ? all[n + k].rank : a;
+        const int differs = all[k].value != -all[WIRE_KNOBS + k].value;
+        const int a = all[k].rank, b = differs ? all[WIRE_KNOBS + k].rank : a;
         ranks[2 * k] = a < b ? a : b; /* the lower first, for the message */
         ranks[2 * k + 1] = a < b ? b : a;
     }
@@ -93,6 +107,13 @@ static int first_difference(const char **names, const int *ranks, int n, char *l
     return first;
 }
 
+/* How ranks that differ in entry k differ, for a message. */
+static const char *difference(const char **names, int k, char *text, size_t len) {
+    if (k == BUILD) return "loaded different builds of shmcoll";
+    snprintf(text, len, "set %s differently", names[k]);
+    return text;
+}
+
 const char *shmcoll_mpi_agree_comm(MPI_Comm comm, int rank, int size) {
     static atomic_int warned;
     const char *names[MAX_KNOBS];
@@ -102,11 +123,13 @@ const char *shmcoll_mpi_agree_comm(MPI_Comm comm, int rank, int size) {
     char list[768];
     const int k = first_difference(names, ranks, n, list, sizeof list);
     if (k < 0) return NULL;
+    char text[128];
     if (rank == 0 && !atomic_exchange(&warned, 1))
-        shmcoll_log_warn("ranks %d and %d of a communicator of %d processes set %s differently: "
-                         "its collectives go to the MPI library (settings that decide a path "
+        shmcoll_log_warn("ranks %d and %d of a communicator of %d processes %s: its collectives "
+                         "go to the MPI library (the build and the settings that decide a path "
                          "must be the same on every rank; SHMCOLL_VERBOSE=1 lists all)",
-                         ranks[2 * k], ranks[2 * k + 1], size, names[k]);
+                         ranks[2 * k], ranks[2 * k + 1], size,
+                         difference(names, k, text, sizeof text));
     if (rank == 0) shmcoll_log_verbose("settings that differ: %s", list);
     return "its ranks are configured differently";
 }
@@ -150,10 +173,19 @@ void shmcoll_mpi_agree_job(void) {
     char list[768];
     const int k = n < 0 ? -1 : first_difference(names, ranks, n, list, sizeof list);
     if (k < 0) return;
-    snprintf(job_reason, sizeof job_reason, "ranks %d and %d of the job set %s differently",
-             ranks[2 * k], ranks[2 * k + 1], names[k]);
+    char text[128];
+    snprintf(job_reason, sizeof job_reason, "ranks %d and %d of the job %s", ranks[2 * k],
+             ranks[2 * k + 1], difference(names, k, text, sizeof text));
+    if (k == BUILD) atomic_store(&stats_differ, 1); /* their statistics need not match either */
     atomic_store(&job_differs, 1);
-    if (rank == 0) {
+    if (k == BUILD) {
+        /* The two ranks named each tell their own: the one to replace may be either. */
+        if (rank == ranks[2 * k] || rank == ranks[2 * k + 1])
+            shmcoll_log_warn(
+                "%s: every collective goes to the MPI library (every rank must load the "
+                "same libshmcoll; this one is %s)",
+                job_reason, shmcoll_mpi_build_identity());
+    } else if (rank == 0) {
         shmcoll_log_warn("%s: every collective goes to the MPI library (settings that decide a "
                          "path must be the same on every rank; SHMCOLL_VERBOSE=1 lists all)",
                          job_reason);

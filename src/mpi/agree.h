@@ -13,7 +13,9 @@
  * and the tuning rules in force decide a communicator's path: its setup compares them first, and
  * where ranks differ the communicator goes to the MPI library, on every rank. One PMPI_Allreduce
  * compares them all: per knob, the least and the greatest hash of its value over the ranks
- * (MPI_MINLOC on the hash and on its negation), which also names two ranks that differ. Rank 0
+ * (MPI_MINLOC on the hash and on its negation), which also names two ranks that differ. Its first
+ * entry is the build's identity (version.h), and its format is the same in every build, so ranks
+ * that loaded different builds complete it and pass the job to the MPI library too. Rank 0
  * prints one warning line naming the first differing knob and those two ranks (SHMCOLL_VERBOSE=1:
  * every differing knob, at every such communicator). LOCAL knobs are this process's own choice (a
  * kernel, a wait) or reconciled by team setup itself (the shared-memory budget, the single-copy

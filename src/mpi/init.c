@@ -17,6 +17,7 @@
 #include "mpi/progress.h"
 #include "mpi/stats.h"
 #include "mpi/stats_view.h"
+#include "mpi/version.h"
 
 #include "base/config.h"
 #include "base/log.h"
@@ -66,8 +67,8 @@ static void init_global(void) {
     }
     shmcoll_mpi_library_progress_install();
     if (world_rank == 0)
-        shmcoll_log_verbose("shmcoll %s active (reduction kernels: %s)", shmcoll_version(),
-                            shmcoll_kernel_isa());
+        shmcoll_log_verbose("shmcoll %s active (reduction kernels: %s)",
+                            shmcoll_mpi_build_identity(), shmcoll_kernel_isa());
     atomic_store_explicit(&ready, 1, memory_order_release);
 }
 
