@@ -115,19 +115,18 @@ uint64_t shmcoll_config_hash(uint64_t hash, const void *bytes, size_t n) {
     return hash;
 }
 
-#define CONFIG_HASH_SEED 0xcbf29ce484222325ull
-
 /* A knob's value of `kind` at `field`, hashed. */
 static uint64_t value_hash(const char *kind, const void *field) {
     if (!strcmp(kind, "STRING")) {
         const char *text = *(const char *const *)field;
-        return shmcoll_config_hash(CONFIG_HASH_SEED, text ? text : "", text ? strlen(text) : 0);
+        return shmcoll_config_hash(SHMCOLL_CONFIG_HASH_SEED, text ? text : "",
+                                   text ? strlen(text) : 0);
     }
     const size_t bytes = !strcmp(kind, "BOOL")      ? sizeof(int)
                          : !strcmp(kind, "INT")     ? sizeof(long)
                          : !strcmp(kind, "SECONDS") ? sizeof(double)
                                                     : sizeof(size_t);
-    return shmcoll_config_hash(CONFIG_HASH_SEED, field, bytes);
+    return shmcoll_config_hash(SHMCOLL_CONFIG_HASH_SEED, field, bytes);
 }
 
 int shmcoll_config_scope(const char *scope, const char **envs, uint64_t *hashes, int max) {

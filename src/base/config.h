@@ -162,7 +162,9 @@ int shmcoll_config_knob(int index, const char **env, const char **deflt, const c
  * environment names and a hash of each value, at most `max`; returns how many. */
 int shmcoll_config_scope(const char *scope, const char **envs, uint64_t *hashes, int max);
 
-/* FNV-1a over n bytes, continuing from `hash` (the knobs' value hashes are made of it). */
+/* FNV-1a over n bytes, continuing from `hash` (the knobs' value hashes are made of it); a new
+ * hash starts from SHMCOLL_CONFIG_HASH_SEED, FNV-1a's offset basis. */
+#define SHMCOLL_CONFIG_HASH_SEED 0xcbf29ce484222325ull
 uint64_t shmcoll_config_hash(uint64_t hash, const void *bytes, size_t n);
 
 /* Parse "64k", "2M", "1g", "4096" into bytes; returns -1 on a malformed string. */

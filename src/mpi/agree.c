@@ -16,7 +16,6 @@
  * in number) so make the same PMPI_Allreduce and learn that they differ; a count of their own
  * would end the job in the MPI library with a truncation error. Never change it. */
 #define WIRE_KNOBS 64
-#define MAX_KNOBS  WIRE_KNOBS
 #define BUILD      0 /* the identity's entry */
 
 static atomic_int job_differs;
@@ -49,10 +48,9 @@ const char *shmcoll_mpi_disabled_reason(void) {
 static int knobs_of(const char *scope, const char **names, uint64_t *hashes) {
     const char *build = shmcoll_mpi_build_identity();
     names[BUILD] = "the build of shmcoll";
-    hashes[BUILD] =
-        shmcoll_config_hash(0xcbf29ce484222325ull, build, strlen(build)); /* FNV-1a basis */
+    hashes[BUILD] = shmcoll_config_hash(SHMCOLL_CONFIG_HASH_SEED, build, strlen(build));
     int n = BUILD + 1;
-    n += shmcoll_config_scope(scope, names + n, hashes + n, MAX_KNOBS - 1 - n);
+    n += shmcoll_config_scope(scope, names + n, hashes + n, WIRE_KNOBS - 1 - n);
     if (!strcmp(scope, "COMM")) {
         names[n] = "SHMCOLL_TUNE/SHMCOLL_TUNE_FILE (the tuning rules in force)";
         hashes[n++] = shmcoll_tune_digest(shmcoll_tune_current());
@@ -69,12 +67,12 @@ static int fold(uint64_t hash) {
  * ranks[2k + 1] the greatest, equal when all agree. Returns the knobs (-1: the exchange failed,
  * which the MPI library reports to every rank alike through the communicator's handler). */
 static int compare(MPI_Comm comm, int rank, const char *scope, const char **names,
-                   int ranks[2 * MAX_KNOBS]) {
-    uint64_t hashes[MAX_KNOBS];
+                   int ranks[2 * WIRE_KNOBS]) {
+    uint64_t hashes[WIRE_KNOBS];
     const int n = knobs_of(scope, names, hashes);
     struct {
         int value, rank;
-    } mine[2 * MAX_KNOBS], all[2 * MAX_KNOBS];
+    } mine[2 * WIRE_KNOBS], all[2 * WIRE_KNOBS];
     for (int k = 0; k < WIRE_KNOBS; k++) {
         mine[k].value = k < n ? fold(hashes[k]) : 0;
         mine[WIRE_KNOBS + k].value = -mine[k].value; /* its least is the greatest value */
@@ -116,8 +114,8 @@ static const char *difference(const char **names, int k, char *text, size_t len)
 
 const char *shmcoll_mpi_agree_comm(MPI_Comm comm, int rank, int size) {
     static atomic_int warned;
-    const char *names[MAX_KNOBS];
-    int ranks[2 * MAX_KNOBS];
+    const char *names[WIRE_KNOBS];
+    int ranks[2 * WIRE_KNOBS];
     const int n = compare(comm, rank, "COMM", names, ranks);
     if (n < 0) return "comparing the ranks' settings failed";
     char list[768];
@@ -156,8 +154,8 @@ void shmcoll_mpi_agree_job_without(int missing) {
 
 void shmcoll_mpi_agree_job(void) {
     const int rank = world_rank_logged();
-    const char *names[MAX_KNOBS];
-    int ranks[2 * MAX_KNOBS];
+    const char *names[WIRE_KNOBS];
+    int ranks[2 * WIRE_KNOBS];
     const int n = compare(MPI_COMM_WORLD, rank, "JOB", names, ranks);
     /* SHMCOLL_STATS decides only whether MPI_Finalize gathers the statistics: where ranks differ
      * nobody does, and shmcoll serves on. */
@@ -176,9 +174,9 @@ void shmcoll_mpi_agree_job(void) {
     char text[128];
     snprintf(job_reason, sizeof job_reason, "ranks %d and %d of the job %s", ranks[2 * k],
              ranks[2 * k + 1], difference(names, k, text, sizeof text));
-    if (k == BUILD) atomic_store(&stats_differ, 1); /* their statistics need not match either */
     atomic_store(&job_differs, 1);
     if (k == BUILD) {
+        atomic_store(&stats_differ, 1); /* their statistics need not match either */
         /* The two ranks named each tell their own: the one to replace may be either. */
         if (rank == ranks[2 * k] || rank == ranks[2 * k + 1])
             shmcoll_log_warn(

@@ -23,7 +23,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int label;
 
 static void compute(void) {
-    uint64_t hash = 14695981039346656037ull;
+    uint64_t hash = SHMCOLL_CONFIG_HASH_SEED;
     const unsigned machine = shmcoll_topo_machine_id();
     hash = shmcoll_config_hash(hash, &machine, sizeof machine);
     char host[256] = "";

@@ -287,7 +287,7 @@ const shmcoll_tune_t *shmcoll_tune_current(void) {
 }
 
 uint64_t shmcoll_tune_digest(const shmcoll_tune_t *tune) {
-    uint64_t h = shmcoll_config_hash(0xcbf29ce484222325ull, &tune->file, sizeof tune->file);
+    uint64_t h = shmcoll_config_hash(SHMCOLL_CONFIG_HASH_SEED, &tune->file, sizeof tune->file);
     for (int i = 0; i < tune->nrules; i++) {
         const shmcoll_tune_rule_t *r = &tune->rules[i];
         const uint64_t fields[] = {
