@@ -452,9 +452,10 @@ int shmcoll_mpi_request_init(const shmcoll_mpi_coll_desc_t *desc, const void *ma
     /* The verdict the band's blocking calls measured on the communicator, where there is one
      * (every rank has made the same calls, so every rank finds the same): a request of a band the
      * MPI library serves faster is the MPI library's at every start (op_serve_theirs), one the
-     * group serves takes the verdict's row. A band without a verdict takes the node team's
-     * choice: starts are not measured (their completion may be found in MPI_Test, which must not
-     * wait for an agreement). */
+     * group serves takes the verdict's row. A band without a verdict takes what the follow
+     * gives (large block moves: single copy; else the node team's choice): starts are not
+     * measured (their completion may be found in MPI_Test, which must not wait for an
+     * agreement). */
     const char *row = NULL, *measured_theirs = NULL; /* the verdict's reason, kept for below */
     if (status == SHMCOLL_OK && call->group &&
         shmcoll_mpi_calibrate_follow(call, desc, margs, &row) == SHMCOLL_ERR_NOT_SUPPORTED)

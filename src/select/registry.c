@@ -77,17 +77,14 @@ static double bcast_knomial_cost(const shmcoll_select_args_t *a, const shmcoll_s
 
 /* Single copy: the root exposes its buffer, every other member reads it with one system call:
  * DAV 2s(p-1), two synchronisations; all p-1 readers read the root's buffer. Where the team may
- * use cross-memory attach: SHMCOLL_CMA=all asks for it from SHMCOLL_CMA_MIN, the default (auto)
- * from 1 MiB, where the pipeline's copy-in and copy-out (DAV 4s for each reader's s) lost to the
- * MPI library's single-copy rendezvous: p = 2, MPICH 4.0.2, 1 MiB and 2 MiB, the pipeline 0.78x
- * and 0.75x the MPI library's time, single copy 1.04x and 1.03x (shmcoll-bench --coll bcast,
- * SHMCOLL_TUNE forcing each row). */
-#define BCAST_SINGLE_AUTO_MIN ((size_t)1 << 20)
-
+ * use cross-memory attach, from SHMCOLL_CMA_MIN. The model prefers the pipeline (the kernel's
+ * copy is slower than ours per byte), but which is faster depends on the machine's state, so the
+ * MPI layer measures both (mpi/calibrate.h) and, without a verdict, takes single copy from one
+ * chunk on (calibrate.c, unmeasured_row). p = 2, MPICH 4.0.2, the pipeline against single copy
+ * in one run: 256 KiB 29 against 20 us (the MPI library 21), 2 MiB 208 against 161 (169);
+ * 32 KiB 3.7 against 3.9-4.2 (4.7). */
 static int bcast_single_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
-    return a->bytes >= t->cma_min &&
-           (t->cma == SHMCOLL_CMA_ALL ||
-            (t->cma == SHMCOLL_CMA_AUTO && a->bytes >= BCAST_SINGLE_AUTO_MIN));
+    return t->cma != SHMCOLL_CMA_OFF && a->bytes >= t->cma_min;
 }
 
 static double bcast_single_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
