@@ -932,25 +932,23 @@ void shmcoll_mpi_calibrate_end(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_
     settle(call, band, turn->bytes);
 }
 
-/* Without a verdict, the way of a call that moves blocks of at least UNMEASURED_SINGLE_BYTES
- * (the key every rank knows; the default chunk, below which copy-in/copy-out keeps its pieces in
- * cache): single copy where it serves, the way that moves each byte once, as the MPI library's
- * rendezvous does. Copy-in/copy-out moves each byte twice, and its speed depends on the machine's
- * state, which only a measurement sees: p = 2, 2-core AMD EPYC guest, MPICH, bcast of 256 KiB
- * through the slot pipeline 29 us where the MPI library took 21 and single copy 20, and in the
- * state where cache lines cross between the cores slowly (minutes at a time) 123 us, single copy
- * and the MPI library unchanged. Not under given tuning, whose rules choose. */
-#define UNMEASURED_SINGLE_BYTES ((size_t)256 << 10)
-
-static const char *unmeasured_row(const shmcoll_mpi_call_t *call,
-                                  const shmcoll_mpi_coll_desc_t *desc, const void *margs) {
+/* Without a verdict, the way of a call that moves blocks: single copy where it serves (from
+ * SHMCOLL_CMA_MIN, where the team may use cross-memory attach), the way that moves each byte once,
+ * as the MPI library's rendezvous does; smaller calls the node team's choice. Copy-in/copy-out
+ * moves each byte twice, through lines that one core writes and the other reads, and its speed
+ * depends on the machine's state, which only a measurement sees. p = 2, 2-core AMD EPYC guest,
+ * MPICH, MPI_Ibcast against the MPI library's: through the slot pipeline 0.79x at 128 KiB,
+ * 0.20-0.39x at 32-128 KiB and 0.21-0.31x at 256 KiB-2 MiB in the state where a cache line's round
+ * trip between the two cores takes 550-800 ns instead of 140 (host placement, minutes at a time);
+ * single copy 1.08-1.30x at 32-128 KiB and 1.06-1.14x at 256 KiB-2 MiB in both states. The
+ * collectives whose sizes only some ranks know (key_local) decide inside their row, and under
+ * given tuning its rules choose. */
+static const char *unmeasured_row(const shmcoll_mpi_coll_desc_t *desc) {
     static const char single[SHMCOLL_MPI_COLL_COUNT] = {
         [SHMCOLL_MPI_BCAST] = 1,  [SHMCOLL_MPI_ALLGATHER] = 1, [SHMCOLL_MPI_ALLGATHERV] = 1,
         [SHMCOLL_MPI_GATHER] = 1, [SHMCOLL_MPI_SCATTER] = 1,   [SHMCOLL_MPI_ALLTOALL] = 1};
     const shmcoll_tune_t *tune = shmcoll_tune_current();
-    if (!single[desc->coll] || desc->key_local || tune->file || tune->nrules ||
-        desc->key(margs, call->state) < UNMEASURED_SINGLE_BYTES)
-        return NULL;
+    if (!single[desc->coll] || desc->key_local || tune->file || tune->nrules) return NULL;
     return "single-copy";
 }
 
@@ -967,7 +965,7 @@ shmcoll_status_t shmcoll_mpi_calibrate_follow(shmcoll_mpi_call_t *call,
             ? calib->shared[desc->coll].band
             : &calib->bands[desc->coll][shmcoll_select_band(desc->key(margs, call->state))];
     if (!band || band->measuring || !band->measured) {
-        *row = unmeasured_row(call, desc, margs);
+        *row = unmeasured_row(desc);
         return SHMCOLL_OK;
     }
     if (mpi_way(band, band->verdict)) {

@@ -73,8 +73,8 @@
  * under given tuning, the non-blocking and persistent forms: a non-blocking call follows the
  * verdict of its band's blocking calls where there is one, and so does a persistent request, at
  * its init (the MPI library's non-blocking collective at every start, or the verdict's row);
- * where the band has none, single copy for the collectives that move blocks of at least 256 KiB
- * (calibrate.c, unmeasured_row), else the node team's choice. */
+ * where the band has none, single copy for the collectives that move blocks, from
+ * SHMCOLL_CMA_MIN (calibrate.c, unmeasured_row), else the node team's choice. */
 #ifndef SHMCOLL_MPI_CALIBRATE_H
 #define SHMCOLL_MPI_CALIBRATE_H
 
@@ -127,8 +127,8 @@ void shmcoll_mpi_calibrate_end(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_
  * (from the blocking calls of the same band on the communicator, which every rank made alike),
  * without being measured: NOT_SUPPORTED
  * (call->reason) where it is the MPI library's, else OK with *row the row to ask for (NULL: the
- * node team's choice); while the band has no verdict, single copy for large calls that move
- * blocks (unmeasured_row), else NULL. */
+ * node team's choice); while the band has no verdict, single copy for the calls that move
+ * blocks (unmeasured_row; where it does not serve, the node team's choice), else NULL. */
 shmcoll_status_t shmcoll_mpi_calibrate_follow(shmcoll_mpi_call_t *call,
                                               const shmcoll_mpi_coll_desc_t *desc,
                                               const void *margs, const char **row);

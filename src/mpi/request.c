@@ -453,7 +453,7 @@ int shmcoll_mpi_request_init(const shmcoll_mpi_coll_desc_t *desc, const void *ma
      * (every rank has made the same calls, so every rank finds the same): a request of a band the
      * MPI library serves faster is the MPI library's at every start (op_serve_theirs), one the
      * group serves takes the verdict's row. A band without a verdict takes what the follow
-     * gives (large block moves: single copy; else the node team's choice): starts are not
+     * gives (block moves: single copy where it serves; else the node team's choice): starts are not
      * measured (their completion may be found in MPI_Test, which must not wait for an
      * agreement). */
     const char *row = NULL, *measured_theirs = NULL; /* the verdict's reason, kept for below */

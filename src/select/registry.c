@@ -79,8 +79,8 @@ static double bcast_knomial_cost(const shmcoll_select_args_t *a, const shmcoll_s
  * DAV 2s(p-1), two synchronisations; all p-1 readers read the root's buffer. Where the team may
  * use cross-memory attach, from SHMCOLL_CMA_MIN. The model prefers the pipeline (the kernel's
  * copy is slower than ours per byte), but which is faster depends on the machine's state, so the
- * MPI layer measures both (mpi/calibrate.h) and, without a verdict, takes single copy from one
- * chunk on (calibrate.c, unmeasured_row). p = 2, MPICH 4.0.2, the pipeline against single copy
+ * MPI layer measures both (mpi/calibrate.h) and, without a verdict, takes single copy
+ * (calibrate.c, unmeasured_row). p = 2, MPICH 4.0.2, the pipeline against single copy
  * in one run: 256 KiB 29 against 20 us (the MPI library 21), 2 MiB 208 against 161 (169);
  * 32 KiB 3.7 against 3.9-4.2 (4.7). */
 static int bcast_single_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {

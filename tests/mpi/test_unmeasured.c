@@ -1,9 +1,9 @@
 /* The way of non-blocking and persistent calls whose size band has no measured verdict
  * (src/mpi/calibrate.c, unmeasured_row): the communicator here makes no blocking bcast, so its
- * bcasts have nothing to follow. One of at least 256 KiB goes single copy: the root exposes its
- * buffer and the others read it, so the root's own data-access volume does not grow. A smaller
- * one takes the node team's choice, which copies the root's message into shared memory: the
- * root's volume grows by at least the message. With --tuned (a tuning rule in force, given in
+ * bcasts have nothing to follow. One from SHMCOLL_CMA_MIN (32 KiB) goes single copy: the root
+ * exposes its buffer and the others read it, so the root's own data-access volume does not grow.
+ * A smaller one takes the node team's choice, which copies the root's message into shared memory:
+ * the root's volume grows by at least the message. With --tuned (a tuning rule in force, given in
  * SHMCOLL_TUNE for another collective by the test's command) the rules choose at every size, and
  * the large bcast is copied in too. MPI_Ibcast on a communicator of its own, set up by a few
  * blocking barriers; then persistent MPI_Bcast_init requests of both sizes, whose ways the test's
@@ -22,7 +22,7 @@
 #define MPI_Bcast_init MPIX_Bcast_init
 #endif
 
-#define SMALL ((size_t)128 << 10)
+#define SMALL ((size_t)16 << 10) /* below SHMCOLL_CMA_MIN */
 #define LARGE ((size_t)1 << 20)
 #define SETUP 8 /* blocking barriers: more than the uses before a communicator's setup */
 
