@@ -117,6 +117,8 @@ typedef struct shmcoll_mpi_calib_band {
 typedef struct calib {
     calib_band_t *bands[SHMCOLL_MPI_COLL_COUNT];   /* [SHMCOLL_SELECT_BANDS] each, on first use */
     calib_shared_t shared[SHMCOLL_MPI_COLL_COUNT]; /* the key_local collectives' */
+    int tuned; /* tuning was given when this state was made (unmeasured_row; a look-up per call
+                * would format and compare the tuning's key under a lock) */
 } calib_t;
 
 static void calib_free(void *p) {
@@ -224,10 +226,20 @@ static void measure_anew(calib_band_t *band, int probe) {
     for (int w = 0; w < MAX_WAYS; w++) band->best[w] = band->probe[w] = 0;
 }
 
+/* Whether tuning rules are in force (SHMCOLL_TUNE, a tuning file): they then choose, not the
+ * measurement; alike on every rank. */
+static int tuning_given(void) {
+    const shmcoll_tune_t *tune = shmcoll_tune_current();
+    return tune->file || tune->nrules;
+}
+
 /* The communicator's measurement state, made on first use; NULL without memory. */
 static calib_t *calib_of(shmcoll_mpi_comm_t *state) {
     if (!state->calib) {
-        if (!(state->calib = calloc(1, sizeof(calib_t)))) return NULL;
+        calib_t *calib = calloc(1, sizeof(calib_t));
+        if (!calib) return NULL;
+        calib->tuned = tuning_given();
+        state->calib = calib;
         state->calib_free = calib_free;
     }
     return state->calib;
@@ -481,8 +493,7 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
         measure_anew(band, bytes >= PROBE_BYTES && (bytes < LARGE_BYTES || band->urgent));
     }
     if (band->calls == 0 && !band->measured) { /* given tuning (alike everywhere) replaces it */
-        const shmcoll_tune_t *tune = shmcoll_tune_current();
-        if (tune->file || tune->nrules) {
+        if (tuning_given()) {
             /* two ways, never measured: the verdict, the node team's choice (the tuning's), and
              * the MPI library's, which is never taken (with one way, the verdict would have been
              * the MPI library's, last, and every call but a repeat's went to it) */
@@ -943,29 +954,27 @@ void shmcoll_mpi_calibrate_end(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_
  * single copy 1.08-1.30x at 32-128 KiB and 1.06-1.14x at 256 KiB-2 MiB in both states. The
  * collectives whose sizes only some ranks know (key_local) decide inside their row, and under
  * given tuning its rules choose. */
-static const char *unmeasured_row(const shmcoll_mpi_coll_desc_t *desc) {
+static const char *unmeasured_row(const calib_t *calib, const shmcoll_mpi_coll_desc_t *desc) {
     static const char single[SHMCOLL_MPI_COLL_COUNT] = {
         [SHMCOLL_MPI_BCAST] = 1,  [SHMCOLL_MPI_ALLGATHER] = 1, [SHMCOLL_MPI_ALLGATHERV] = 1,
         [SHMCOLL_MPI_GATHER] = 1, [SHMCOLL_MPI_SCATTER] = 1,   [SHMCOLL_MPI_ALLTOALL] = 1};
-    const shmcoll_tune_t *tune = shmcoll_tune_current();
-    if (!single[desc->coll] || desc->key_local || tune->file || tune->nrules) return NULL;
-    return "single-copy";
+    return single[desc->coll] && !desc->key_local && !calib->tuned ? "single-copy" : NULL;
 }
 
 shmcoll_status_t shmcoll_mpi_calibrate_follow(shmcoll_mpi_call_t *call,
                                               const shmcoll_mpi_coll_desc_t *desc,
                                               const void *margs, const char **row) {
     *row = NULL;
-    if (!desc->key) return SHMCOLL_OK;
-    const calib_t *calib = call->state ? call->state->calib : NULL;
+    const calib_t *calib = call->state && desc->key ? calib_of(call->state) : NULL;
+    if (!calib) return SHMCOLL_OK;
     /* key_local: the band of the blocking calls' last agreed key, every rank's alike */
-    const calib_band_t *band =
-        !calib || !calib->bands[desc->coll] ? NULL
-        : desc->key_local
-            ? calib->shared[desc->coll].band
-            : &calib->bands[desc->coll][shmcoll_select_band(desc->key(margs, call->state))];
+    const calib_band_t *band = NULL;
+    if (calib->bands[desc->coll])
+        band = desc->key_local
+                   ? calib->shared[desc->coll].band
+                   : &calib->bands[desc->coll][shmcoll_select_band(desc->key(margs, call->state))];
     if (!band || band->measuring || !band->measured) {
-        *row = unmeasured_row(desc);
+        *row = unmeasured_row(calib, desc);
         return SHMCOLL_OK;
     }
     if (mpi_way(band, band->verdict)) {

@@ -49,6 +49,18 @@ static double barrier_hier_cost(const shmcoll_select_args_t *a, const shmcoll_se
     return (t->reduce_levels + t->bcast_levels + 2) * shmcoll_cost_sync(t);
 }
 
+/* Single copy where the team may use cross-memory attach and the blocks reach SHMCOLL_CMA_MIN:
+ * bcast (below), gather and scatter always (the root's p-1 copies spread over the others: 1.5-2x
+ * faster than the slot pipeline at p = 2), allgather and alltoall (not in place) up to
+ * SHMCOLL_CMA_MAX (unbounded by default) unless SHMCOLL_CMA=all. Single copy moves each block once
+ * (DAV 2 bytes per byte, as the MPI library's rendezvous), the pipelines twice (DAV 4) but with one
+ * side in cache: which is faster for buffers in memory depends on the machine's state (the kernel's
+ * page-by-page copy ran at 0.4-0.6 of a user-space copy on some days here and kept up on
+ * others), so the MPI layer measures both where both serve (mpi/calibrate.h). */
+static int rooted_single_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
+    return t->cma != SHMCOLL_CMA_OFF && a->bytes >= t->cma_min;
+}
+
 /* ---- bcast ---- */
 
 static double max2(double a, double b) {
@@ -83,10 +95,6 @@ static double bcast_knomial_cost(const shmcoll_select_args_t *a, const shmcoll_s
  * (calibrate.c, unmeasured_row). p = 2, MPICH 4.0.2, the pipeline against single copy
  * in one run: 256 KiB 29 against 20 us (the MPI library 21), 2 MiB 208 against 161 (169);
  * 32 KiB 3.7 against 3.9-4.2 (4.7). */
-static int bcast_single_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
-    return t->cma != SHMCOLL_CMA_OFF && a->bytes >= t->cma_min;
-}
-
 static double bcast_single_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
     double s = (double)a->bytes;
     return 2 * shmcoll_cost_sync(t) +
@@ -224,18 +232,6 @@ static int reduce_scatter_ma_supports(const shmcoll_select_args_t *a,
 
 /* ---- data movement ---- */
 
-/* Single copy where the team may use cross-memory attach and the blocks reach SHMCOLL_CMA_MIN:
- * gather and scatter always (the root's p-1 copies spread over the others: 1.5-2x faster than
- * the slot pipeline at p = 2), allgather and alltoall (not in place) up to SHMCOLL_CMA_MAX
- * (unbounded by default) unless SHMCOLL_CMA=all. Single copy moves each block once (DAV 2 bytes
- * per byte, as the MPI library's rendezvous), the pipelines twice (DAV 4) but with one side in
- * cache: which is faster for buffers in memory depends on the machine's state (the kernel's
- * page-by-page copy ran at 0.4-0.6 of a user-space copy on some days here and kept up on
- * others), so the MPI layer measures both where both serve (mpi/calibrate.h). */
-static int rooted_single_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
-    return t->cma != SHMCOLL_CMA_OFF && a->bytes >= t->cma_min;
-}
-
 static int all_single_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
     return rooted_single_supports(a, t) && (t->cma == SHMCOLL_CMA_ALL || a->bytes <= t->cma_max);
 }
@@ -371,7 +367,7 @@ static const shmcoll_algo_t registry[] = {
     {KIND(BCAST),
      "single-copy",
      "members read the root's buffer directly (cross-memory attach), one system call each",
-     bcast_single_supports,
+     rooted_single_supports,
      bcast_single_cost,
      &shmcoll_coll_bcast_single_ops,
      {0},
