@@ -100,8 +100,8 @@
     X(cma, "SHMCOLL_CMA", STRING, LOCAL, "auto",                                                   \
       "single-copy transfers between ranks' own buffers (Linux cross-memory attach): auto = "      \
       "gather and scatter, where they spread the root's copies, allgather and alltoall, and "      \
-      "bcast from 1 MiB as a candidate the measurement weighs; all = every data-movement "         \
-      "collective and bcast from SHMCOLL_CMA_MIN; off")                                            \
+      "bcast as a candidate the measurement weighs, from SHMCOLL_CMA_MIN; all = every "            \
+      "data-movement collective; off")                                                             \
     X(cma_min, "SHMCOLL_CMA_MIN", SIZE, COMM, "32k",                                               \
       "smallest block that moves single-copy (below it, copy-in/copy-out through shared slots)")   \
     X(cma_max, "SHMCOLL_CMA_MAX", SIZE, COMM, "1024G",                                             \

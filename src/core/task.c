@@ -134,8 +134,6 @@ static void lane_step(shmcoll_lane_t *lane) {
         return;
     }
     head->wait.flag = NULL;
-    if (head->gate && !*head->gate) return; /* not opened yet: nothing to wait on here */
-    head->gate = NULL;                      /* open for good: the task has begun */
     head->ch->waiter.op = head->name;
     head->status = head->ops->progress(head);
 }
@@ -244,7 +242,6 @@ static shmcoll_status_t run_in_place(shmcoll_lane_t *lane, shmcoll_task_t *task)
 shmcoll_status_t shmcoll_task_run(shmcoll_team_t *team, shmcoll_task_t *task) {
     if (team->failed) return team->failed;
     shmcoll_lane_t *lane = &team->lanes[team->next_lane];
-    task->gate = NULL;
     task->nonblocking = 0;
     lane_claim_wait(lane);
     if (lane->head) { /* behind tasks still in flight on its lane: in order */
@@ -334,7 +331,7 @@ shmcoll_status_t shmcoll_task_wait(shmcoll_task_t *task) {
         lane_claim_wait(lane);
         if (task->status == SHMCOLL_IN_PROGRESS) lane_run(lane, task);
         shmcoll_status_t status = task->status;
-        if (status == SHMCOLL_IN_PROGRESS && lane->head == task && !task->gate)
+        if (status == SHMCOLL_IN_PROGRESS && lane->head == task)
             status = run_in_place(lane, task); /* its turn: the fastest path, as if blocking */
         if (status != SHMCOLL_IN_PROGRESS) {
             lane_release(lane);
@@ -342,13 +339,7 @@ shmcoll_status_t shmcoll_task_wait(shmcoll_task_t *task) {
         }
         shmcoll_task_t *head = lane->head;
         const shmcoll_wait_t w = head->wait;
-        const int gated = !w.flag && head->gate;
         lane_release(lane);
-        if (gated) { /* opened by whoever drives it: let them run */
-            shmcoll_engine_progress();
-            sched_yield();
-            continue;
-        }
         if (!w.flag) continue; /* a forced resume (SHMCOLL_RESUME_CHECK) */
         /* Waits without the claim: the flag's word stays valid (the team outlives its tasks),
          * and the engine may advance the lane meanwhile. */

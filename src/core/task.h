@@ -80,12 +80,7 @@ struct shmcoll_task {
     const char *algo; /* reported in statistics: the row's name, refined by the algorithm */
     const char *name; /* the collective, for messages ("allreduce") */
     int nonblocking;  /* advanced by the engine too, not only by its caller's wait */
-    /* NULL, or a flag of the caller's that must be set before the task begins: it holds its
-     * place on its lane from its start (so every member orders its lane alike) but waits there
-     * for something outside the team, e.g. the network step whose result it moves. Set before
-     * shmcoll_task_start; whoever sets the flag then advances the task (shmcoll_task_test). */
-    const int *gate;
-    int blocking; /* waits in place at an unset flag (SHMCOLL_AWAIT) instead of returning */
+    int blocking;     /* waits in place at an unset flag (SHMCOLL_AWAIT) instead of returning */
 
     int pc;                  /* resume point of ops->progress */
     shmcoll_status_t status; /* IN_PROGRESS until done */

@@ -394,10 +394,9 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
         size, team->ncpus, team->oversubscribed ? " (oversubscribed: yielding)" : "",
         offers[0].bytes, team->nlanes, offers[0].chunk, team->usable_cache,
         team->bandwidth_bound ? "" : " (too few cores to stream)", team->memory_copy_min,
-        team->cma == SHMCOLL_CMA_ALL ? "for all movement"
-        : team->cma == SHMCOLL_CMA_AUTO
-            ? "for gather, scatter, allgather, alltoall (bcast from 1 MiB)"
-            : "off",
+        team->cma == SHMCOLL_CMA_ALL    ? "for all movement"
+        : team->cma == SHMCOLL_CMA_AUTO ? "for gather, scatter, allgather, alltoall, bcast"
+                                        : "off",
         team->cma_min,
         team->cma == SHMCOLL_CMA_OFF && asked != SHMCOLL_CMA_OFF
             ? " (cross-memory attach refused by the kernel)"

@@ -36,7 +36,7 @@ typedef struct shmcoll_bootstrap {
 typedef enum shmcoll_cma_use {
     SHMCOLL_CMA_OFF,  /* none: off, or the kernel refuses cross-memory attach */
     SHMCOLL_CMA_AUTO, /* gather and scatter (the root's copies spread over the members),
-                         allgather and alltoall up to cma_max, bcast from 1 MiB (registry.c) */
+                         allgather and alltoall up to cma_max, bcast (registry.c) */
     SHMCOLL_CMA_ALL,  /* every data-movement collective and bcast, at any size */
 } shmcoll_cma_use_t;
 

@@ -250,7 +250,6 @@ shmcoll_status_t shmcoll_group_start(shmcoll_group_t *group, const shmcoll_coll_
     op->status = SHMCOLL_IN_PROGRESS;
     if (group->map.nnodes == 1) {
         op->task.nonblocking = 1;
-        op->task.gate = NULL;
         shmcoll_status_t status = shmcoll_coll_start(group->team, args, NULL, &op->task);
         /* Done at once, on no lane (a started task is another thread's to advance now: its
          * status is read only under its lane's claim). */

@@ -46,7 +46,9 @@ Environment:
                       machine where no tuning file was written), and what a check needs
                       (SHMCOLL_STATS), and what --env and --rank-env give.
 
-A run that exceeds --timeout is ended with its launcher and every process the launcher started.
+A run that exceeds --timeout is ended with its launcher and every process the launcher started,
+after the stacks of every thread of its ranks are printed (gdb, where installed): a hang that
+comes once in hundreds of runs then says where each rank waited.
 
 With --cluster NODESxPPN the job runs across the simulated cluster (scripts/cluster.sh up first)
 through scripts/cluster-run.sh: NODES x PPN ranks, in blocks or, with --cyclic, round-robin; each
@@ -192,10 +194,46 @@ def on_sigterm(signum, frame):
     raise Terminated()
 
 
-def run_bounded(cmd, timeout, env):
+STACKS_SECONDS = 25  # the stacks of a hung job's ranks (print_stacks): at most this long
+
+
+def print_stacks(pids, program):
+    """Prints the threads' stacks of every process of a hung job that runs `program` (gdb attached
+    to each at once, bounded by STACKS_SECONDS), so that a hang that comes once in hundreds of
+    runs says where each rank waited. Nothing where gdb is not installed."""
+    gdb = shutil.which("gdb")
+    if not gdb:
+        return
+    target = os.path.realpath(shutil.which(program) or program)
+    ranks = []
+    for pid in pids:
+        try:
+            if os.path.realpath(f"/proc/{pid}/exe") == target:
+                ranks.append(pid)
+        except OSError:
+            continue
+    procs = [(pid, subprocess.Popen([gdb, "-batch", "-nx", "-p", str(pid), "-ex",
+                                      "thread apply all bt"], stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                     errors="replace", start_new_session=True))
+             for pid in ranks]
+    deadline = time.monotonic() + STACKS_SECONDS
+    for pid, proc in procs:
+        try:
+            out, _ = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _ = proc.communicate()
+            out += "\n(gdb did not finish in time)"
+        stacks = [line for line in out.splitlines() if line.startswith(("Thread ", "#"))]
+        print(f"stacks of process {pid} (hung):", flush=True)
+        print("\n".join(stacks) or out, flush=True)
+
+
+def run_bounded(cmd, timeout, env, program=None):
     """Runs cmd in a session of its own; past `timeout` (or on SIGTERM), ends the launcher and
-    every process below it (the ranks of a hung job would otherwise keep polling). Returns
-    (rc or None, out, err)."""
+    every process below it (the ranks of a hung job would otherwise keep polling), past `timeout`
+    after printing the stacks of those that run `program`. Returns (rc or None, out, err)."""
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, errors="replace",
                             start_new_session=True, env=env)
@@ -203,7 +241,10 @@ def run_bounded(cmd, timeout, env):
     try:
         out, err = proc.communicate(timeout=timeout)
         return proc.returncode, out, err
-    except (subprocess.TimeoutExpired, Terminated):
+    except subprocess.TimeoutExpired:
+        if program:
+            print_stacks(descendants(proc.pid), program)
+    except Terminated:
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
@@ -436,7 +477,8 @@ def main():
 
     start = time.monotonic()
     # cluster-run.sh bounds the job itself and then cleans up the nodes: give it that time.
-    rc, out, err = run_bounded(cmd, args.timeout + (30 if args.cluster else 0), launch_env)
+    rc, out, err = run_bounded(cmd, args.timeout + (30 if args.cluster else 0), launch_env,
+                               program[0])
     elapsed = time.monotonic() - start
     sys.stdout.write(out)
     sys.stdout.write(err)
