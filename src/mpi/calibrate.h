@@ -70,10 +70,11 @@
  * calls (at most every 256, at most 0.5% of the time between agreements, from the first call;
  * calibrate.c, share_key), so each size band of theirs is measured on its own, as the others'
  * are; a new size is seen within the calls up to the next agreement. Not measured: communicators
- * under given tuning, the non-blocking and persistent forms: a non-blocking call follows the
- * verdict of its band's blocking calls where there is one, and so does a persistent request, at
- * its init (the MPI library's non-blocking collective at every start, or the verdict's row);
- * where the band has none, single copy for the collectives that move blocks, from
+ * under given tuning, the non-blocking and persistent forms (no start may wait for the agreement
+ * a verdict needs; docs/REQUESTS.md says what measuring them would take): a non-blocking call
+ * follows the verdict of its band's blocking calls where there is one, and so does a persistent
+ * request, at its init (the MPI library's non-blocking collective at every start, or the verdict's
+ * row); where the band has none, single copy for the collectives that move blocks, from
  * SHMCOLL_CMA_MIN (calibrate.c, unmeasured_row), else the node team's choice. */
 #ifndef SHMCOLL_MPI_CALIBRATE_H
 #define SHMCOLL_MPI_CALIBRATE_H
