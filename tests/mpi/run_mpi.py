@@ -205,13 +205,8 @@ def print_stacks(pids, program):
     if not gdb:
         return
     target = os.path.realpath(shutil.which(program) or program)
-    ranks = []
-    for pid in pids:
-        try:
-            if os.path.realpath(f"/proc/{pid}/exe") == target:
-                ranks.append(pid)
-        except OSError:
-            continue
+    # (a process gone meanwhile reads as its /proc path: no rank)
+    ranks = [pid for pid in pids if os.path.realpath(f"/proc/{pid}/exe") == target]
     procs = [(pid, subprocess.Popen([gdb, "-batch", "-nx", "-p", str(pid), "-ex",
                                       "thread apply all bt"], stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -230,10 +225,10 @@ def print_stacks(pids, program):
         print("\n".join(stacks) or out, flush=True)
 
 
-def run_bounded(cmd, timeout, env, program=None):
-    """Runs cmd in a session of its own; past `timeout` (or on SIGTERM), ends the launcher and
-    every process below it (the ranks of a hung job would otherwise keep polling), past `timeout`
-    after printing the stacks of those that run `program`. Returns (rc or None, out, err)."""
+def run_bounded(cmd, timeout, env, program):
+    """Runs cmd in a session of its own; past `timeout` (after printing the stacks of the processes
+    that run `program`) or on SIGTERM, ends the launcher and every process below it (the ranks of
+    a hung job would otherwise keep polling). Returns (rc or None, out, err)."""
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, errors="replace",
                             start_new_session=True, env=env)
@@ -242,8 +237,7 @@ def run_bounded(cmd, timeout, env, program=None):
         out, err = proc.communicate(timeout=timeout)
         return proc.returncode, out, err
     except subprocess.TimeoutExpired:
-        if program:
-            print_stacks(descendants(proc.pid), program)
+        print_stacks(descendants(proc.pid), program)
     except Terminated:
         pass
     finally:
