@@ -33,6 +33,9 @@
     X(shm_budget, "SHMCOLL_SHM_BUDGET", SIZE, LOCAL, "8M",                                         \
       "shared memory per process over all its communicators (its share of every segment and "      \
       "16 KiB per team): beyond it chunks shrink, then the MPI library serves")                    \
+    X(keep_segments, "SHMCOLL_KEEP_SEGMENTS", INT, LOCAL, "4",                                     \
+      "segments of freed communicators each process keeps mapped, within SHMCOLL_SHM_BUDGET, for " \
+      "the next communicator of the same ranks, whose setup then maps nothing new (0: none)")      \
     X(check, "SHMCOLL_CHECK", BOOL, JOB, "0",                                                      \
       "1: every collective first checks that its arguments agree on all ranks; a difference "      \
       "aborts the job with an error naming the argument and two ranks")                            \

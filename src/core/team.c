@@ -4,11 +4,15 @@
  *      bits, so it is unpredictable to anyone outside and known to every member before the file
  *      exists;
  *   2. member 0 creates the segment — shrinking the chunk size until it fits the directory — and
- *      shares its size and chunk size (or its failure, which every member then returns);
- *   3. the others attach, everyone first-touches its own part, and all share whether that worked;
- *      member 0 then unlinks the file, so from here on a crash leaves nothing behind.
+ *      shares its size and chunk size (or its failure, which every member then returns); or it
+ *      takes a segment every member kept from a team of the same processes at the same ranks
+ *      (listed in exchange 1; core/team_pool.h);
+ *   3. the others attach (or take the kept one), everyone first-touches its own part (on a kept
+ *      one clears its control blocks), and all share whether that worked; member 0 then unlinks
+ *      the file, so from here on a crash leaves nothing behind.
  * Exchange 1 also carries the address of a random word in every member's memory: each member
- * tries to read every other's with cross-memory attach, and exchange 3 agrees whether all could,
+ * tries to read every other's with cross-memory attach (once per peer process:
+ * core/peer_probe.h), and exchange 3 agrees whether all could,
  * which decides whether the team may move blocks single-copy (shm/cma.h). Likewise each member's
  * heap probe file (heap/pidfd.h): exchange 3 agrees whether every member could fetch every other
  * member's, which decides whether collectives may map the members' shared-heap arenas.
@@ -21,6 +25,8 @@
 #include "core/team.h"
 #include "base/config.h"
 #include "core/budget.h"
+#include "core/peer_probe.h"
+#include "core/team_pool.h"
 #include "core/team_topo.h"
 #include "base/log.h"
 #include "heap/heap.h"
@@ -40,6 +46,7 @@
 
 typedef struct member_info {
     pid_t pid;
+    uint64_t token; /* the process's own (core/peer_probe.h) */
     cpu_set_t affinity;
     uint64_t nonce[2];
     uintptr_t cma_probe; /* address of the member's team->cma_probe, which holds nonce[0] */
@@ -47,6 +54,7 @@ typedef struct member_info {
     uint64_t heap_inode;
     size_t grant; /* what the member's budget grants the team (core/budget.h) */
     shmcoll_topo_place_t place;
+    shmcoll_pool_offer_t kept[SHMCOLL_POOL_OFFERS]; /* segments it keeps (core/team_pool.h) */
 } member_info_t;
 
 /* What every member reports at the end of setup. */
@@ -67,8 +75,8 @@ shmcoll_cma_use_t shmcoll_team_cma_asked(const char *text) {
 /* Whether this member can fetch every other member's heap probe file (heap/pidfd.h). */
 static int probe_heap(const member_info_t *members, int size, int rank) {
     for (int r = 0; r < size; r++)
-        if (r != rank &&
-            !shmcoll_heap_pidfd_probe(members[r].pid, members[r].heap_fd, members[r].heap_inode))
+        if (r != rank && !shmcoll_peer_probe_heap(members[r].pid, members[r].token,
+                                                  members[r].heap_fd, members[r].heap_inode))
             return 0;
     return 1;
 }
@@ -76,14 +84,16 @@ static int probe_heap(const member_info_t *members, int size, int rank) {
 /* Whether this member can read every other member's probe word. */
 static int probe_cma(const member_info_t *members, int size, int rank) {
     for (int r = 0; r < size; r++)
-        if (r != rank &&
-            !shmcoll_cma_probe(members[r].pid, members[r].cma_probe, members[r].nonce[0]))
+        if (r != rank && !shmcoll_peer_probe_cma(members[r].pid, members[r].token,
+                                                 members[r].cma_probe, members[r].nonce[0]))
             return 0;
     return 1;
 }
 
 typedef struct segment_offer {
     int status;
+    int kept;       /* the segment is a kept one (core/team_pool.h) ... */
+    uint64_t id[2]; /* ... of this id */
     size_t chunk;
     size_t bytes;
 } segment_offer_t;
@@ -105,6 +115,24 @@ size_t shmcoll_team_plan_chunk(int size, int nlanes, size_t grant, size_t *bytes
         chunk = round_chunk(chunk / 2);
     *bytes = segment_bytes(size, chunk, nlanes);
     return shmcoll_budget_cost(*bytes, size) <= grant ? chunk : 0;
+}
+
+/* Member 0: a segment every member keeps from a team of the same processes at the same ranks
+ * (core/team_pool.h), of the size the largest chunk the members' smallest grant pays for needs;
+ * 0 when there is none. */
+static int take_kept(const member_info_t *members, int size, int nlanes, size_t grant,
+                     shmcoll_segment_t *seg, segment_offer_t *offer) {
+    size_t bytes;
+    const size_t chunk = shmcoll_team_plan_chunk(size, nlanes, grant, &bytes);
+    const int k =
+        chunk ? shmcoll_team_pool_match(members[0].kept, sizeof *members, size, bytes) : -1;
+    if (k < 0 || !shmcoll_team_pool_take(members[0].kept[k].id, seg)) return 0;
+    *offer = (segment_offer_t){.status = SHMCOLL_OK,
+                               .kept = 1,
+                               .id = {members[0].kept[k].id[0], members[0].kept[k].id[1]},
+                               .chunk = chunk,
+                               .bytes = bytes};
+    return 1;
 }
 
 /* Member 0: create the segment with the largest chunk the members' smallest grant pays for,
@@ -190,8 +218,9 @@ static void team_free(shmcoll_team_t *team) {
 }
 
 /* Lays the lanes over the attached segment, one channel each, with their scratch; touches this
- * member's part first. 0 when an allocation failed. */
-static int lanes_init(shmcoll_team_t *team, size_t chunk) {
+ * member's part first (on a kept segment only clears its control blocks: its pages are in place).
+ * 0 when an allocation failed. */
+static int lanes_init(shmcoll_team_t *team, size_t chunk, int kept) {
     const size_t lane_bytes = shmcoll_channel_segment_bytes(team->size, chunk);
     team->chunk = chunk;
     for (int l = 0; l < team->nlanes; l++) {
@@ -202,7 +231,10 @@ static int lanes_init(shmcoll_team_t *team, size_t chunk) {
         lane->ints = malloc(4 * (size_t)team->size * sizeof *lane->ints);
         lane->ptrs = malloc((2 * (size_t)team->size + 2) * sizeof *lane->ptrs);
         if (!lane->ints || !lane->ptrs) return 0;
-        shmcoll_channel_first_touch(&lane->channel);
+        if (kept)
+            shmcoll_channel_clear(&lane->channel);
+        else
+            shmcoll_channel_first_touch(&lane->channel);
     }
     return 1;
 }
@@ -264,7 +296,7 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     team->nlanes = lanes_asked(config->lanes);
 
     /* 1. pids and affinity */
-    member_info_t mine = {.pid = getpid()};
+    member_info_t mine = {.pid = getpid(), .token = shmcoll_peer_token()};
     shmcoll_topo_affinity(&mine.affinity);
     if (shmcoll_shm_segment_random(mine.nonce) != SHMCOLL_OK) local_ok = 0;
     team->cma_probe = mine.nonce[0];
@@ -275,7 +307,16 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
      * nothing, which fails no one: the team fails on its local_ok anyway. */
     size_t full_bytes;
     shmcoll_team_plan_chunk(size, team->nlanes, SIZE_MAX, &full_bytes);
-    size_t grant = shmcoll_budget_take(shmcoll_budget_cost(full_bytes, size));
+    const int pooled = size > 1; /* a team of one keeps nothing worth offering */
+    if (pooled) shmcoll_team_pool_offer(mine.kept);
+    int offered = pooled; /* reserved until the segment is chosen */
+    /* Kept segments not offered make room where the budget is short. */
+    const size_t want = shmcoll_budget_cost(full_bytes, size);
+    size_t grant = shmcoll_budget_take(want);
+    while (grant < want && shmcoll_team_pool_let_go()) {
+        shmcoll_budget_give(grant);
+        grant = shmcoll_budget_take(want);
+    }
     mine.grant = grant;
     shmcoll_team_topo_place_self(rank, size, &mine.affinity, &mine.place);
     team->usable_cache = shmcoll_team_topo_usable_cache(&mine.place);
@@ -324,7 +365,8 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     size_t least_grant = SIZE_MAX;
     for (int r = 0; r < size; r++)
         least_grant = members[r].grant < least_grant ? members[r].grant : least_grant;
-    if (rank == 0) offer_segment(size, team->nlanes, least_grant, path, &team->segment, &offer);
+    if (rank == 0 && !take_kept(members, size, team->nlanes, least_grant, &team->segment, &offer))
+        offer_segment(size, team->nlanes, least_grant, path, &team->segment, &offer);
     if (bs->allgather(bs->ctx, &offer, offers, sizeof offer)) {
         unlink(path); /* member 0 may have created it and died */
         status = SHMCOLL_ERR_SYSTEM;
@@ -342,10 +384,18 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
 
     /* 3. attach, lay out, first touch; agree */
     char error[256] = "";
-    if (local_ok && rank != 0)
+    if (local_ok && rank != 0 && offers[0].kept) {
+        local_ok = shmcoll_team_pool_take(offers[0].id, &team->segment);
+        if (!local_ok) snprintf(error, sizeof error, "the kept segment is gone");
+    } else if (local_ok && rank != 0) {
         local_ok = shmcoll_shm_segment_attach(path, offers[0].bytes, &team->segment, error,
                                               sizeof error) == SHMCOLL_OK;
-    if (local_ok) local_ok = lanes_init(team, offers[0].chunk);
+    }
+    if (offered) shmcoll_team_pool_unreserve(mine.kept); /* a taken one is no longer kept */
+    offered = 0;
+    team->segment_id[0] = offers[0].kept ? offers[0].id[0] : name_bits[0];
+    team->segment_id[1] = offers[0].kept ? offers[0].id[1] : name_bits[1];
+    if (local_ok) local_ok = lanes_init(team, offers[0].chunk, offers[0].kept);
     /* The hierarchies the selector describes the team with: built now, where a failure is
      * agreed on, so that no later choice depends on an allocation on one member. */
     if (local_ok)
@@ -412,6 +462,7 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     return SHMCOLL_OK;
 
 fail:
+    if (offered) shmcoll_team_pool_unreserve(mine.kept);
     shmcoll_budget_give(grant);
     if (reserve) {
         reserve_return(reserve);
@@ -430,10 +481,22 @@ void shmcoll_team_share_cpus(shmcoll_team_t *team) {
 
 void shmcoll_team_destroy(shmcoll_team_t *team) {
     if (!team) return;
-    /* Nothing of a member that died stays mapped here (heap/peer.h). */
+    /* Nothing of a member that died stays mapped here (heap/peer.h); the liveness check reads
+     * /proc, so only where something of the member is mapped. */
     for (int r = 0; team->heap && r < team->size; r++)
-        if (r != team->rank && !shmcoll_shm_process_alive(team->pids[r]))
+        if (r != team->rank && shmcoll_heap_peer_held(team->pids[r]) &&
+            !shmcoll_shm_process_alive(team->pids[r]))
             shmcoll_heap_peer_forget(team->pids[r]);
+    /* The segment is kept for a later team of the same processes (core/team_pool.h), holding
+     * its share of the budget, unless the team failed: what the segment then holds is no one's
+     * business any more. */
+    size_t kept_budget =
+        shmcoll_budget_cost(team->segment.size, team->size) - SHMCOLL_BUDGET_TEAM_CHARGE;
+    if (kept_budget > team->budget_held) kept_budget = team->budget_held;
+    if (!team->failed && team->size > 1 && team->segment.base &&
+        shmcoll_team_pool_put(&team->segment, team->segment_id, team->rank, team->size,
+                              kept_budget))
+        team->budget_held -= kept_budget;
     shmcoll_budget_give(team->budget_held);
     shmcoll_budget_note(SHMCOLL_BUDGET_ENDED);
     team_free(team);

@@ -80,6 +80,7 @@ typedef struct shmcoll_team {
     shmcoll_topo_place_t *places; /* where every member runs (core/team_topo.h) */
     shmcoll_team_hiers_t hiers;   /* its hierarchies (core/team_topo.h) */
     shmcoll_segment_t segment;
+    uint64_t segment_id[2]; /* the segment's name bits: its id where it is kept (team_pool.h) */
     shmcoll_lane_t lanes[SHMCOLL_MAX_LANES]; /* the step protocols over the segment */
     int nlanes;
     size_t chunk;       /* bytes of each member's data buffer in every lane */

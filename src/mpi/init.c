@@ -21,6 +21,7 @@
 
 #include "base/config.h"
 #include "base/log.h"
+#include "core/team_pool.h"
 #include "group/scratch.h"
 #include "kernels/kernels.h"
 #include "select/tune.h"
@@ -120,6 +121,7 @@ SHMCOLL_API int MPI_Finalize(void) {
         if (report) shmcoll_mpi_heap_report();
         if (report) shmcoll_mpi_footprint_report();
         shmcoll_mpi_comm_state_finalize();
+        shmcoll_team_pool_drain(); /* the segments the freed teams kept (core/team_pool.h) */
         shmcoll_scratch_release(); /* the compositions' kept scratch (group/scratch.h) */
         atomic_store_explicit(&ready, 0, memory_order_release);
     }

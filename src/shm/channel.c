@@ -101,8 +101,12 @@ void shmcoll_channel_fini(shmcoll_channel_t *ch) {
     ch->peer_done = NULL;
 }
 
-void shmcoll_channel_first_touch(shmcoll_channel_t *ch) {
+void shmcoll_channel_clear(shmcoll_channel_t *ch) {
     memset(&ch->ctrl[ch->rank], 0, sizeof ch->ctrl[ch->rank]);
+}
+
+void shmcoll_channel_first_touch(shmcoll_channel_t *ch) {
+    shmcoll_channel_clear(ch);
     memset(shmcoll_channel_buffer(ch, ch->rank, 0), 0, 2 * ch->chunk);
 }
 

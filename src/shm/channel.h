@@ -93,8 +93,11 @@ shmcoll_status_t shmcoll_channel_init(shmcoll_channel_t *ch, void *base, int ran
                                       size_t chunk);
 void shmcoll_channel_fini(shmcoll_channel_t *ch);
 
-/* Touch this member's own pages first, so they live on its NUMA node. */
+/* Touch this member's own pages first, so they live on its NUMA node; clears its control block. */
 void shmcoll_channel_first_touch(shmcoll_channel_t *ch);
+
+/* Clears this member's control block only (a segment used before: its pages are in place). */
+void shmcoll_channel_clear(shmcoll_channel_t *ch);
 
 static inline uint64_t shmcoll_channel_next_step(shmcoll_channel_t *ch) {
     return ++ch->step;

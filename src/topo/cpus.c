@@ -1,5 +1,6 @@
 #include "topo/cpus.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -17,14 +18,24 @@ int shmcoll_topo_union_count(const cpu_set_t *masks, int count) {
     return CPU_COUNT(&all);
 }
 
-unsigned shmcoll_topo_machine_id(void) {
+/* The hash of the boot id, read once: a process never changes machines (and communicators' setups
+ * asked for it each time). */
+static unsigned machine_id;
+static pthread_once_t machine_once = PTHREAD_ONCE_INIT;
+
+static void machine_read(void) {
     char text[64] = "";
     FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    if (!f) return 0;
+    if (!f) return;
     const int got = fgets(text, sizeof text, f) != NULL;
     fclose(f);
     unsigned hash = 2166136261u; /* FNV-1a */
     for (const char *c = text; got && *c && *c != '\n'; c++)
         hash = (hash ^ (unsigned char)*c) * 16777619u;
-    return got ? hash | 1u : 0;
+    machine_id = got ? hash | 1u : 0;
+}
+
+unsigned shmcoll_topo_machine_id(void) {
+    pthread_once(&machine_once, machine_read);
+    return machine_id;
 }

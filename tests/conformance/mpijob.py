@@ -34,9 +34,17 @@ def launcher(flavour, mpiexec, np, env):
     return cmd
 
 
-def preload_env(lib):
-    """The ranks' environment of a preloaded run: the library, and its statistics at exit."""
-    return [("LD_PRELOAD", os.path.abspath(lib)), ("SHMCOLL_STATS", "1")]
+# The preloaded runs of every test, each of which must pass: the library at its shipped defaults
+# (no SHMCOLL_* variable: what a user runs, with the repeated-call shortcut, the express path of a
+# run on the MPI library's way and calibration's loop checks), then with its statistics at exit
+# (SHMCOLL_STATS=1, whose "handled N calls" line shows that the preload took; under it every call
+# takes the whole path, none of those shortcuts).
+PRELOADS = (("defaults", ()), ("statistics", (("SHMCOLL_STATS", "1"),)))
+
+
+def preload_env(lib, settings):
+    """The ranks' environment of a preloaded run: the library, and `settings` (of PRELOADS)."""
+    return [("LD_PRELOAD", os.path.abspath(lib))] + list(settings)
 
 
 def processes():

@@ -12,14 +12,15 @@ downloaded with pip into the build directory. Each rank records its tests as the
 end (mpi4py_driver.py), so a job that crashes or hangs inside a test still says which tests
 completed: the test(s) in progress are marked crashed (or hung: no rank recorded anything for
 --stall seconds) and the job runs again without them and without the tests already done, until
-it ends normally. Preloaded runs set no SHMCOLL_* variable except SHMCOLL_STATS=1; a preloaded
-job that ends normally must print shmcoll's "handled N calls" line, and the whole run must have
-handled some calls, or the preload did not take.
+it ends normally. The suite runs preloaded twice (mpijob.PRELOADS), and each run is compared with
+the native one: at the library's shipped defaults (no SHMCOLL_* variable), then with
+SHMCOLL_STATS=1 only, where a job that ends normally must print shmcoll's "handled N calls"
+line, and the whole run must have handled some calls, or the preload did not take.
 
 A test counts as passed natively when it succeeded (or was an expected failure) on every rank;
 only those are compared. The last line printed is `<label>: N passed, M failed`, N and M
-counting the natively passing tests that passed and failed preloaded (plus the checks of the
-preload itself).
+counting the natively passing tests that passed and failed in each preloaded run (plus the checks
+of the preload itself).
 """
 import argparse
 import glob
@@ -34,7 +35,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
-from mpijob import (HANDLED_RE, first_lines, launcher, preload_env, run_job)  # noqa: E402
+from mpijob import (HANDLED_RE, PRELOADS, first_lines, launcher, preload_env,  # noqa: E402
+                    run_job)
 from run_mpi4py import ensure_venv, venv_python  # noqa: E402
 
 DRIVER = os.path.join(HERE, "mpi4py_driver.py")
@@ -112,13 +114,16 @@ def outcomes(records, np):
     return result, unfinished[0] if unfinished else None
 
 
-def run_suite(args, testdir, python, preloaded, workdir, skipped_classes):
+def run_suite(args, testdir, python, preload, workdir, skipped_classes):
     """Runs the suite until a job ends without a test in progress. Returns
     ({test id: outcome}, {test id: (why, output, log) of the job it crashed or hung in}, notes,
-    calls shmcoll handled, jobs that ended normally)."""
+    calls shmcoll handled, jobs that ended normally). `preload`: None (native) or an entry of
+    PRELOADS."""
     results, broken, notes, handled, normal_ends = {}, {}, [], 0, 0
-    env = preload_env(args.lib) if preloaded else []
-    kind = "preloaded" if preloaded else "native"
+    preloaded = preload is not None
+    env = preload_env(args.lib, preload[1]) if preloaded else []
+    kind = f"preloaded-{preload[0]}" if preloaded else "native"
+    counted = preloaded and bool(preload[1])  # with statistics: the "handled" line is due
     for attempt in range(1, args.max_restarts + 2):
         outdir = tempfile.mkdtemp(prefix=f"{kind}-{attempt}-", dir=workdir)
         xfile = os.path.join(outdir, "exclude.txt")
@@ -159,8 +164,8 @@ def run_suite(args, testdir, python, preloaded, workdir, skipped_classes):
               + (f", stopped in {culprit}" if culprit else "")
               + (f"; shmcoll handled {stats[-1][0]}, fell back {stats[-1][1]}" if stats else ""),
               flush=True)
-        if preloaded and rc == 0 and not stats:
-            notes.append(f"preloaded job {attempt} ended normally without shmcoll's 'handled' "
+        if counted and rc == 0 and not stats:
+            notes.append(f"{kind} job {attempt} ended normally without shmcoll's 'handled' "
                          "line: the preload did not take")
         if rc == 0:
             break
@@ -232,73 +237,81 @@ def main():
           + (f", modules {' '.join(args.include)}" if args.include else "")
           + (f", without {' '.join(args.exclude)}" if args.exclude else ""), flush=True)
 
-    # Classes with a test that hangs natively are left out of both runs (see run_suite).
+    # Classes with a test that hangs natively are left out of every run (see run_suite).
     skipped_classes = []
-    native, native_broken, native_notes, _, _ = run_suite(args, testdir, python, False, workdir,
+    native, native_broken, native_notes, _, _ = run_suite(args, testdir, python, None, workdir,
                                                           skipped_classes)
-    preload, preload_broken, preload_notes, handled, normal_ends = run_suite(
-        args, testdir, python, True, workdir, skipped_classes)
-
     # Tests of a class left out (a test of it hung natively) are not run preloaded, so the ones
     # that passed natively before that are not compared either.
     passing = sorted(tid for tid, outcome in native.items() if outcome in GOOD
                      and tid.rsplit(".", 1)[0] not in skipped_classes)
-    passed, failed = [], []
-    for tid in passing:
-        if preload.get(tid) in GOOD:
-            passed.append(tid)
-        elif tid in preload_broken:
-            failed.append((tid, *preload_broken[tid]))
-        else:
-            failed.append((tid, preload.get(tid, "did not run"), "", ""))
-    errors = list(preload_notes)
-    if not passing:
-        if args.required:
-            errors.append("no test passed natively: nothing to compare")
-        else:
-            print(f"SKIPPED: mpi4py's tests do not run natively under {args.flavour}: "
-                  + " / ".join(native_notes))
-            print(f"{label}: 0 passed, 0 failed")
-            return 0
-    if passing and normal_ends and handled == 0:
-        errors.append("shmcoll handled no call in the whole preloaded run: the preload did "
-                      "not take")
+    if not passing and not args.required:
+        print(f"SKIPPED: mpi4py's tests do not run natively under {args.flavour}: "
+              + " / ".join(native_notes))
+        print(f"{label}: 0 passed, 0 failed")
+        return 0
 
     counts = {}
     for outcome in native.values():
         counts[outcome] = counts.get(outcome, 0) + 1
-    print(f"\n== summary\nnative: {len(native)} tests ended: "
-          + ", ".join(f"{n} {o}" for o, n in sorted(counts.items())))
+    summary = [f"native: {len(native)} tests ended: "
+               + ", ".join(f"{n} {o}" for o, n in sorted(counts.items()))]
     for tid, (why, _, log) in sorted(native_broken.items()):
-        print(f"SKIPPED (fails natively: {why}; {log}): {tid}")
+        summary.append(f"SKIPPED (fails natively: {why}; {log}): {tid}")
     for tid, outcome in sorted(native.items()):
         if outcome in ("fail", "error"):
-            print(f"SKIPPED (fails natively: {outcome}): {tid}")
+            summary.append(f"SKIPPED (fails natively: {outcome}): {tid}")
     for cls in skipped_classes:
-        print(f"SKIPPED (a test of it hangs natively): the rest of {cls}")
-    for note in native_notes:
-        print(f"note (native): {note}")
-    print(f"preloaded: {len(passed)} of the {len(passing)} natively passing tests passed; "
-          f"shmcoll handled {handled} calls")
+        summary.append(f"SKIPPED (a test of it hangs natively): the rest of {cls}")
+    summary += [f"note (native): {note}" for note in native_notes]
+    if not passing:
+        summary.append("ERROR: no test passed natively: nothing to compare")
+    total_passed, total_failed = 0, 0 if passing else 1
+    for preload in PRELOADS:
+        passed, failed, errors = compare(args, testdir, python, preload, workdir,
+                                         skipped_classes, passing, summary)
+        total_passed += passed
+        total_failed += failed + errors
+    print("\n== summary\n" + "\n".join(summary))
+    print(f"{label}: {total_passed} passed, {total_failed} failed")
+    return 1 if total_failed else 0
+
+
+def compare(args, testdir, python, preload, workdir, skipped_classes, passing, summary):
+    """Runs the suite preloaded with `preload` (an entry of PRELOADS) and compares each natively
+    passing test; appends the outcome to `summary`. Returns (passed, failed, errors)."""
+    results, broken, errors, handled, normal_ends = run_suite(
+        args, testdir, python, preload, workdir, skipped_classes)
+    kind = f"preloaded at {preload[0]}"
+    passed, failed = [], []
+    for tid in passing:
+        if results.get(tid) in GOOD:
+            passed.append(tid)
+        elif tid in broken:
+            failed.append((tid, *broken[tid]))
+        else:
+            failed.append((tid, results.get(tid, "did not run"), "", ""))
+    if preload[1] and passing and normal_ends and handled == 0:
+        errors.append(f"shmcoll handled no call in the whole run {kind}: the preload did not "
+                      "take")
+    summary.append(f"{kind}: {len(passed)} of the {len(passing)} natively passing tests passed"
+                   + (f"; shmcoll handled {handled} calls" if preload[1] else ""))
     not_run = {}
     for tid, why, output, log in failed:
         if why == "did not run":
             cls = tid.rsplit(".", 1)[0]
             not_run[cls] = not_run.get(cls, 0) + 1
             continue
-        print(f"FAILED preloaded: {tid}: {why}" + (f" (output: {log})" if log else ""))
+        summary.append(f"FAILED {kind}: {tid}: {why}" + (f" (output: {log})" if log else ""))
         # without main.py's banner ("[rank@host] Python 3.11 ...")
         output = "\n".join(l for l in output.splitlines() if not BANNER_RE.match(l))
-        for line in first_lines(output, 10) if output else []:
-            print(f"    | {line}")
+        summary += [f"    | {line}" for line in (first_lines(output, 10) if output else [])]
     if not_run:
-        print(f"FAILED preloaded: {sum(not_run.values())} natively passing tests did not run "
-              "preloaded (the job ended outside a test, see the notes): "
-              + ", ".join(f"{cls} ({n})" for cls, n in sorted(not_run.items())))
-    for error in errors:
-        print(f"ERROR: {error}")
-    print(f"{label}: {len(passed)} passed, {len(failed) + len(errors)} failed")
-    return 1 if failed or errors else 0
+        summary.append(f"FAILED {kind}: {sum(not_run.values())} natively passing tests did not "
+                       "run (the job ended outside a test, see the notes): "
+                       + ", ".join(f"{cls} ({n})" for cls, n in sorted(not_run.items())))
+    summary += [f"ERROR ({kind}): {error}" for error in errors]
+    return len(passed), len(failed), len(errors)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs MPICH's own test suite (test/mpi/coll and test/mpi/threads, built against one MPI library
-by scripts/build-mpich-tests.sh) twice per test: natively, and with libshmcoll preloaded, and
+by scripts/build-mpich-tests.sh) natively and with libshmcoll preloaded, test by test, and
 reports every test that passes natively but fails or hangs preloaded.
 
 Why: these are the MPI implementors' conformance tests of the collectives; shmcoll replaces those
@@ -12,11 +12,12 @@ coll/), in MPICH's format: `program np [arg=A] [env=K=V] [timeLimit=S] [xfail=WH
 test passes, as MPICH's runtests has it, when the job exits 0 and prints a line " No Errors".
 
   * np is capped at --max-np (8): more ranks than that only oversubscribe the machine further.
-  * The preloaded run passes LD_PRELOAD through the launcher (-genv for MPICH's mpiexec, -x for
-    Open MPI's), at the library's shipped defaults: no SHMCOLL_* variable is set except
-    SHMCOLL_STATS=1 (inherited ones are removed). Rank 0 then prints "shmcoll: handled N calls,
-    fell back M" at MPI_Finalize; a preloaded run that passes without that line fails (the
-    preload did not take), and so does a suite in which shmcoll handled no call at all.
+  * The preloaded runs pass LD_PRELOAD through the launcher (-genv for MPICH's mpiexec, -x for
+    Open MPI's), twice (mpijob.PRELOADS), and the test passes when both do: at the library's
+    shipped defaults, no SHMCOLL_* variable set (inherited ones are removed), as a user runs it;
+    then with SHMCOLL_STATS=1 only, under which rank 0 prints "shmcoll: handled N calls, fell
+    back M" at MPI_Finalize: a run that passes without that line fails (the preload did not
+    take), and so does a suite in which shmcoll handled no call at all.
   * Every run is bounded: the test's timeLimit (MPICH's default 180 s, --default-time-limit),
     times np / cores when the ranks oversubscribe the cores (Debian's MPICH busy-polls); a
     preloaded run at least twice its native run's time plus 30 s. A run still going then is
@@ -38,7 +39,8 @@ import shlex
 import sys
 import time
 
-from mpijob import (HANDLED_RE, first_lines, launcher, linked_mpi, preload_env, run_job)
+from mpijob import (HANDLED_RE, PRELOADS, first_lines, launcher, linked_mpi, preload_env,
+                    run_job)
 
 NO_ERRORS_RE = re.compile(r"^\s*No [Ee]rrors\s*$", re.M)
 SUITE_DIRS = ("coll", "threads")
@@ -289,34 +291,40 @@ def main():
         # A preloaded run gets the same bound, and at least twice the native run's time: a test
         # near its limit natively is not called a hang for being slower (that is reported).
         timeout = max(timeout, 2 * native_secs + 30)
-        env = list(test.env) + preload_env(lib)
-        preload_cmd = launcher(args.flavour, mpiexec, np, env) + cmd_args
-        rc, out, err, secs = run_job(preload_cmd, os.path.dirname(program), timeout)
-        why = verdict(rc, out, err, timeout)
-        stats = HANDLED_RE.findall(out + err)
-        if args.logs:
-            name = re.sub(r"[^\w.=-]+", "_", test.name)
-            with open(os.path.join(args.logs, f"{name}.log"), "w") as f:
-                f.write(f"run: {shlex.join(preload_cmd)}\nexit status {rc}, {secs:.1f} s\n"
-                        f"--- stderr\n{err}--- stdout\n{out}")
-        if not why and not stats:
-            why = "no 'shmcoll: handled N calls' line: the preload did not take"
-        if stats:
-            handled_total += sum(int(h) for h, _ in stats)
-        stats_note = (f"handled {stats[-1][0]}, fell back {stats[-1][1]}" if stats
-                      else "no stats line")
-        if why:
-            failed.append((test, why, err + out, shlex.join(preload_cmd)))
-            print(f"FAIL {tag}: {why} ({secs:.1f} s preloaded, {native_secs:.1f} s native; "
-                  f"{stats_note})", flush=True)
-            for line in first_lines(err + out):
-                print(f"    | {line}")
-        else:
+        outcome = []  # (settings, why or None, seconds, stats note) of each preloaded run
+        for settings, values in PRELOADS:
+            env = list(test.env) + preload_env(lib, values)
+            preload_cmd = launcher(args.flavour, mpiexec, np, env) + cmd_args
+            rc, out, err, secs = run_job(preload_cmd, os.path.dirname(program), timeout)
+            why = verdict(rc, out, err, timeout)
+            stats = HANDLED_RE.findall(out + err)
+            if args.logs:
+                name = re.sub(r"[^\w.=-]+", "_", test.name)
+                with open(os.path.join(args.logs, f"{name}.{settings}.log"), "w") as f:
+                    f.write(f"run: {shlex.join(preload_cmd)}\nexit status {rc}, {secs:.1f} s\n"
+                            f"--- stderr\n{err}--- stdout\n{out}")
+            if not why and values and not stats:
+                why = "no 'shmcoll: handled N calls' line: the preload did not take"
+            if stats:
+                handled_total += sum(int(h) for h, _ in stats)
+            note = (f"handled {stats[-1][0]}, fell back {stats[-1][1]}" if stats
+                    else "no stats line" if values else "")
+            outcome.append((settings, why, secs, note))
+            if why:
+                failed.append((test, f"{why} (at {settings})", err + out,
+                               shlex.join(preload_cmd)))
+                print(f"FAIL {tag} at {settings}: {why} ({secs:.1f} s preloaded, "
+                      f"{native_secs:.1f} s native; {note or 'no stats asked'})", flush=True)
+                for line in first_lines(err + out):
+                    print(f"    | {line}")
+        if all(why is None for _, why, _, _ in outcome):
             passed.append(test)
-            if secs > 2 * native_secs and secs > 5:
-                slow.append((test, secs, native_secs))
-            print(f"ok   {tag}: {secs:.1f} s preloaded, {native_secs:.1f} s native; "
-                  f"{stats_note}", flush=True)
+            slowest = max(secs for _, _, secs, _ in outcome)
+            if slowest > 2 * native_secs and slowest > 5:
+                slow.append((test, slowest, native_secs))
+            print(f"ok   {tag}: " + ", ".join(f"{s:.1f} s at {settings}"
+                                              for settings, _, s, _ in outcome)
+                  + f", {native_secs:.1f} s native; " + outcome[-1][3], flush=True)
 
     elapsed = time.monotonic() - suite_start
     harness_failures = []

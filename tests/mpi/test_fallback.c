@@ -248,7 +248,11 @@ static void use_comm(MPI_Comm comm, const char *what) {
 static void test_subcomms(void) {
     MPI_Barrier(MPI_COMM_WORLD); /* world's own team exists before counting mappings */
     check_expect(CHECK_BARRIER, MPI_COMM_WORLD, 1, 0, MPI_BYTE);
-    int before = segment_mappings();
+    /* A freed communicator's segment stays mapped, kept for the next communicator of the same
+     * ranks (core/team_pool.h): the mappings grow by at most SHMCOLL_KEEP_SEGMENTS, in the first
+     * round, and not again in later rounds, whose communicators take the kept segments. */
+    const int before = segment_mappings();
+    int first = 0;
     for (int round = 0; round < 3; round++) {
         MPI_Comm split, dup;
         MPI_Comm_split(MPI_COMM_WORLD, check_rank % 2, check_size - check_rank, &split);
@@ -257,10 +261,15 @@ static void test_subcomms(void) {
         use_comm(dup, "dup");
         MPI_Comm_free(&split);
         MPI_Comm_free(&dup);
+        if (round == 0) first = segment_mappings();
     }
-    int after = segment_mappings();
-    CHECK(after == before, "%d segment mapping(s) before sub-communicators, %d after freeing them",
-          before, after);
+    const int after = segment_mappings();
+    const char *keep = getenv("SHMCOLL_KEEP_SEGMENTS");
+    const int kept_most = keep ? atoi(keep) : 4;
+    CHECK(after == first && after - before <= kept_most,
+          "%d segment mapping(s) before sub-communicators, %d after freeing the first ones, %d "
+          "after freeing them all (at most %d kept)",
+          before, first, after, kept_most);
 
     /* MPI_COMM_SELF (every process is its rank 0, so every process counts its calls), and a
      * communicator the program never frees: MPI_Finalize must cope with both. */
