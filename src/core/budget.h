@@ -40,7 +40,7 @@ void shmcoll_budget_note(shmcoll_budget_event_t event);
 
 typedef struct shmcoll_budget_usage {
     uint64_t limit;   /* SHMCOLL_SHM_BUDGET */
-    uint64_t held;    /* held now by live teams */
+    uint64_t held;    /* held now by live teams and kept segments (core/team_pool.h) */
     uint64_t peak;    /* the most ever held at once */
     uint64_t teams;   /* live teams */
     uint64_t shrunk;  /* teams made with a smaller chunk to fit */
