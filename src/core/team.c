@@ -307,9 +307,8 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
      * nothing, which fails no one: the team fails on its local_ok anyway. */
     size_t full_bytes;
     shmcoll_team_plan_chunk(size, team->nlanes, SIZE_MAX, &full_bytes);
-    const int pooled = size > 1; /* a team of one keeps nothing worth offering */
-    if (pooled) shmcoll_team_pool_offer(mine.kept);
-    int offered = pooled; /* reserved until the segment is chosen */
+    int offered = size > 1; /* reserved until the segment is chosen (a team of one keeps none) */
+    if (offered) shmcoll_team_pool_offer(mine.kept);
     /* Kept segments not offered make room where the budget is short. */
     const size_t want = shmcoll_budget_cost(full_bytes, size);
     size_t grant = shmcoll_budget_take(want);

@@ -39,11 +39,12 @@ static void let_go(kept_t *k) {
     memset(k, 0, sizeof *k);
 }
 
-/* The oldest unreserved kept segment, NULL when none. Under the lock. */
-static kept_t *oldest(void) {
+/* The oldest (or the newest) unreserved kept segment, NULL when none. Under the lock. */
+static kept_t *by_age(int newest) {
     kept_t *pick = NULL;
     for (int i = 0; i < POOL_MAX; i++)
-        if (pool[i].seg.base && !pool[i].reserved && (!pick || pool[i].age < pick->age))
+        if (pool[i].seg.base && !pool[i].reserved &&
+            (!pick || (newest ? pool[i].age > pick->age : pool[i].age < pick->age)))
             pick = &pool[i];
     return pick;
 }
@@ -52,10 +53,7 @@ void shmcoll_team_pool_offer(shmcoll_pool_offer_t offers[SHMCOLL_POOL_OFFERS]) {
     memset(offers, 0, SHMCOLL_POOL_OFFERS * sizeof *offers);
     pthread_mutex_lock(&lock);
     for (int n = 0; n < SHMCOLL_POOL_OFFERS; n++) {
-        kept_t *newest = NULL;
-        for (int i = 0; i < POOL_MAX; i++)
-            if (pool[i].seg.base && !pool[i].reserved && (!newest || pool[i].age > newest->age))
-                newest = &pool[i];
+        kept_t *newest = by_age(1);
         if (!newest) break;
         newest->reserved = 1;
         shmcoll_budget_give(newest->budget); /* lent to the setup (see team_pool.h) */
@@ -133,7 +131,7 @@ int shmcoll_team_pool_put(shmcoll_segment_t *seg, const uint64_t id[2], int rank
             free_place = &pool[i];
     }
     if (used && count >= used) { /* full: the oldest makes room */
-        kept_t *old = oldest();
+        kept_t *old = by_age(0);
         if (old) {
             let_go(old);
             free_place = old;
@@ -148,7 +146,6 @@ int shmcoll_team_pool_put(shmcoll_segment_t *seg, const uint64_t id[2], int rank
         free_place->size = size;
         free_place->budget = budget;
         free_place->age = ++clock_ticks;
-        free_place->reserved = 0;
         memset(seg, 0, sizeof *seg);
     }
     pthread_mutex_unlock(&lock);
@@ -157,7 +154,7 @@ int shmcoll_team_pool_put(shmcoll_segment_t *seg, const uint64_t id[2], int rank
 
 int shmcoll_team_pool_let_go(void) {
     pthread_mutex_lock(&lock);
-    kept_t *k = oldest();
+    kept_t *k = by_age(0);
     if (k) let_go(k);
     pthread_mutex_unlock(&lock);
     return k != NULL;
