@@ -239,6 +239,12 @@ int shmcoll_group_row_serves(shmcoll_group_t *group, const shmcoll_coll_args_t *
     return group->team && shmcoll_coll_row_serves(group->team, args, name);
 }
 
+int shmcoll_group_takes_mpi(shmcoll_group_t *group, const shmcoll_coll_args_t *args) {
+    int form;
+    if (group->map.nnodes != 1) return tuned(group, args, &form) == SHMCOLL_ERR_NOT_SUPPORTED;
+    return group->team && shmcoll_coll_takes_mpi(group->team, args);
+}
+
 int shmcoll_group_starts(const shmcoll_group_t *group) {
     return group->map.nnodes == 1 || !net_blocks(group);
 }

@@ -94,6 +94,10 @@ const char *shmcoll_group_pick(shmcoll_group_t *group, const shmcoll_coll_args_t
 int shmcoll_group_row_serves(shmcoll_group_t *group, const shmcoll_coll_args_t *args,
                              const char *name);
 
+/* Whether a tuning rule gives `args` to the MPI library (@mpi) on the group, on one node or
+ * across nodes; the same on every member. */
+int shmcoll_group_takes_mpi(shmcoll_group_t *group, const shmcoll_coll_args_t *args);
+
 /* Whether the group serves collectives started now and completed later (shmcoll_group_start):
  * on one node always; across nodes only where network steps do not block (compose.c), else the
  * MPI library serves them. The same on every member. */

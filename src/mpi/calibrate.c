@@ -93,6 +93,7 @@ typedef struct shmcoll_mpi_calib_band {
     uint8_t drifted;            /* watched calls in a row slower than the verdict's time */
     uint8_t watch_off;          /* not watched: a drift's verdict till due, a drifted verdict of
                                  * the MPI library's till its measurement ends */
+    uint8_t tuned;              /* given tuning chooses (never measured) */
     uint32_t epoch;             /* changes with every verdict */
     uint32_t countdown;         /* calls the verdict serves before it is measured again */
     uint32_t interval;          /* the countdown's start */
@@ -485,6 +486,7 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
             turn->lean = band->check && band->countdown == STRETCH && mpi_way(band, band->verdict);
             turn->hold.band = band;
             turn->hold.epoch = band->epoch;
+            turn->tuned = band->tuned;
             if (watched(band, band->countdown)) watch_turn(band, turn);
             band->countdown--;
             return take(call, band, band->verdict, turn);
@@ -503,6 +505,7 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
             band->countdown = band->interval = RECHECK_MAX;
             turn->hold.band = band;
             turn->hold.epoch = band->epoch;
+            turn->tuned = band->tuned = 1;
             return SHMCOLL_OK;
         }
     }
@@ -590,6 +593,16 @@ static void prune(calib_band_t *band, const double *slowest, int verdict) {
             fresh |= (uint8_t)(1u << w);
     if (fresh && !band->skip) band->skip_rounds = PRUNE_ROUNDS;
     band->skip |= fresh;
+}
+
+/* A drift (see watch) brings every pruned row back into the measurement it calls: the times that
+ * pruned them were taken in the machine's state before. A 2 MiB bcast's pipeline, 90 us a call
+ * where single copy took 200, took 430-470 us when the state changed; single copy, pruned, sat
+ * out the measurement that the drift called, which chose the pipeline again over the MPI
+ * library's way (the benchmark's row 0.59x), where single copy took some 250 us. */
+static void unprune(calib_band_t *band) {
+    band->skip = 0;
+    band->skip_rounds = 0;
 }
 
 /* Blocks per trial block when a large band is measured again: trying a candidate r times as slow
@@ -881,7 +894,10 @@ static void watch(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
         band->drifted = 0;
         if (turn->bytes < LARGE_BYTES) return;
         band->watch_off = 1; /* till the coming verdict: its measurement is under way */
-        if (!band->measuring) band->countdown = 0; /* measured at the next call, spread */
+        if (!band->measuring) {
+            band->countdown = 0; /* measured at the next call, spread */
+            unprune(band);
+        }
     } else {
         band->urgent = 1;
         band->drift_seen = fastest / (double)turn->bytes; /* the calls as they come (settle) */
@@ -889,6 +905,7 @@ static void watch(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
             measure_anew(band, turn->bytes >= PROBE_BYTES); /* starts over, at once */
         else
             band->countdown = 0; /* measured at the next call, not spread */
+        unprune(band);
     }
     if (call->state->rank == 0 && shmcoll_config()->verbose)
         shmcoll_log_verbose("%s, %zu bytes on %d ranks: %s took %.2f us, %.1f times its measured "

@@ -101,6 +101,8 @@ typedef struct shmcoll_mpi_calib_turn {
                       * next calls take the express path, timed (calibrate.c, check_grant;
                       * blocking.c clears it where they cannot) */
     int settled;     /* the way is the band's verdict (or no measurement applies) */
+    int tuned;       /* the band follows given tuning (never measured): blocking.c sends a call
+                      * its rules give the MPI library (@mpi) there as a verdict of that way */
     size_t bytes;    /* the call's key, where measurement applies */
     const char *row; /* the node team's row it asks for (NULL: the selector's choice) */
     shmcoll_mpi_calib_hold_t hold;          /* settled: what a kept call holds */

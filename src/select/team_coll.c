@@ -62,6 +62,15 @@ const char *shmcoll_coll_pick(shmcoll_team_t *team, const shmcoll_coll_args_t *a
     return algo->name;
 }
 
+int shmcoll_coll_takes_mpi(shmcoll_team_t *team, const shmcoll_coll_args_t *args) {
+    shmcoll_select_args_t select;
+    if ((unsigned)args->kind >= SHMCOLL_KIND_COUNT ||
+        (shmcoll_coll_kinds[args->kind].reduces && !args->op) || !select_args(team, args, &select))
+        return 0;
+    const shmcoll_algo_t *algo = shmcoll_select_for_team(team, &select);
+    return algo && !algo->ops;
+}
+
 int shmcoll_coll_row_serves(shmcoll_team_t *team, const shmcoll_coll_args_t *args,
                             const char *name) {
     shmcoll_select_args_t select;

@@ -34,6 +34,10 @@ shmcoll_status_t shmcoll_coll_start(shmcoll_team_t *team, const shmcoll_coll_arg
 const char *shmcoll_coll_pick(shmcoll_team_t *team, const shmcoll_coll_args_t *args,
                               const char **inner);
 
+/* Whether the selector gives `args` to the MPI library on the team: a tuning rule names @mpi
+ * (the model never does); the same on every member. */
+int shmcoll_coll_takes_mpi(shmcoll_team_t *team, const shmcoll_coll_args_t *args);
+
 /* Whether the row `name` serves `args` on the team (args->row would be honoured). */
 int shmcoll_coll_row_serves(shmcoll_team_t *team, const shmcoll_coll_args_t *args,
                             const char *name);
