@@ -99,7 +99,8 @@
     X(nt, "SHMCOLL_NT", STRING, LOCAL, "auto",                                                     \
       "non-temporal stores: auto (by working set and streaming cores), always, never")             \
     X(nt_min_cores, "SHMCOLL_NT_MIN_CORES", INT, LOCAL, "8",                                       \
-      "auto streams only when the team runs on at least this many cores per memory domain")        \
+      "auto streams when the team runs on at least this many cores per memory domain; with "       \
+      "fewer, it takes the stores the process measured faster")                                    \
     X(cma, "SHMCOLL_CMA", STRING, LOCAL, "auto",                                                   \
       "single-copy transfers between ranks' own buffers (Linux cross-memory attach): auto = "      \
       "gather and scatter, where they spread the root's copies, allgather and alltoall, and "      \
