@@ -83,12 +83,13 @@ static inline void coll_copy_streamed(shmcoll_task_t *task, void *dst, const voi
  * half the time. Else (or SHMCOLL_NT=never) a temporal copy as above; SHMCOLL_NT=always streams. */
 static inline void coll_copy_out(shmcoll_task_t *task, void *dst, const void *src, size_t bytes) {
     const shmcoll_team_t *team = task->team;
+    const shmcoll_nt_mode_t mode = shmcoll_kernel_nt_mode();
     if (bytes <= SHMCOLL_KERNEL_COPY_SMALL_MAX || /* less than a line: never streamed */
-        !shmcoll_kernel_nt_wanted(task->working_set, 0, team->usable_cache, 1)) {
+        !shmcoll_kernel_nt_decide(mode, task->working_set, 0, team->usable_cache, 1)) {
         coll_copy(task, dst, src, bytes);
         return;
     }
-    if (team->bandwidth_bound || shmcoll_kernel_nt_mode() == SHMCOLL_NT_ALWAYS) {
+    if (team->bandwidth_bound || mode == SHMCOLL_NT_ALWAYS) {
         coll_copy_streamed(task, dst, src, bytes, 1);
         return;
     }

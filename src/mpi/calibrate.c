@@ -16,33 +16,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_WAYS         4          /* the node team's choice, two other rows, the MPI library's */
-#define RECHECK          64         /* measured again after this many times the calls it took */
-#define RECHECK_MAX      (1u << 30) /* under given tuning: never measured */
-#define RECHECK_GROW     64         /* the interval grows to at most this many times its start */
-#define MEDIUM_BYTES     ((size_t)64 << 10)
-#define LARGE_BYTES      ((size_t)1 << 20)
-#define HUGE_BYTES       ((size_t)8 << 20)
-#define SPREAD           8     /* large bands: at least this many blocks per trial block (gap) */
-#define SPREAD_MAX       64    /* ... and at most this many */
-#define TRIAL_SHARE      0.025 /* ... so that the trials cost about this share of the band's time */
-#define PRUNE            2.0 /* another row this many times slower than the verdict sits out ... */
-#define PRUNE_ROUNDS     4   /* ... this many measurements (see prune) */
-#define PROBE_BYTES      ((size_t)16 << 10) /* bands probed first: from here (see probe_turn) */
-#define PROBE_CALLS      3   /* ... with this many calls of each way, the fastest counting */
-#define PROBE_SLOWER     1.5 /* shmcoll's way this much slower in the probe sits out (probe_end) */
-#define PROBE_MPI        3.0 /* ... the MPI library's, this many times slower than shmcoll's */
-#define ROUND_SLOWER     1.2 /* a way this much slower after a round sits out the rest (round_end) */
-#define ROUND_SLOWER_ONE 1.5  /* ... after a round of one call each (from HUGE_BYTES) */
-#define TIE              1.05 /* a new verdict within this of the last one's time: a tie (settle) */
-#define DRIFT            1.5 /* a band's watched calls (see watch) this much slower than measured ... */
-#define DRIFT_CALLS      2 /* ... this many times in a row: measured again at once (see watch) */
-#define AGREE_SHARE      0.005 /* agreements (watch, share_key) cost at most this share of the time */
-#define WATCH_SPARSE     8 /* the watch comes at most this many times less often than watch_every */
-#define SHARE_EVERY      256 /* a shared key is agreed at least every this many calls (share_key) */
-#define STRETCH          128 /* the loop check's calls of each way (see check_begin) ... */
-#define CHECK_RANGE      2.0 /* ... where the rival's measured time is within this of the verdict's */
-#define OUTLIER          32.0 /* ... its periods this many times the median left out */
+#define MAX_WAYS     4          /* the node team's choice, two other rows, the MPI library's */
+#define RECHECK      64         /* measured again after this many times the calls it took */
+#define RECHECK_MAX  (1u << 30) /* under given tuning: never measured */
+#define RECHECK_GROW 64         /* the interval grows to at most this many times its start */
+#define MEDIUM_BYTES ((size_t)64 << 10)
+#define LARGE_BYTES  ((size_t)1 << 20)
+#define HUGE_BYTES   ((size_t)8 << 20)
+#define SPREAD       8     /* large bands: at least this many blocks per trial block (gap) */
+#define SPREAD_MAX   64    /* ... and at most this many */
+#define TRIAL_SHARE  0.025 /* ... so that the trials cost about this share of the band's time */
+#define PRUNE        2.0   /* another row this many times slower than the verdict sits out ... */
+#define PRUNE_ROUNDS 4     /* ... this many measurements (see prune) */
+#define PROBE_BYTES  ((size_t)16 << 10) /* bands probed first: from here (see probe_turn) */
+#define PROBE_CALLS  3    /* ... with this many calls of each way, the fastest counting */
+#define PROBE_SLOWER 1.5  /* shmcoll's way this much slower in the probe sits out (probe_end) */
+#define PROBE_MPI    3.0  /* ... the MPI library's, this many times slower than shmcoll's */
+#define ROUND_SLOWER 1.2  /* a way this much slower after a round sits out the rest (round_end) */
+#define ROUND_SINGLE 1.5  /* ... after a round of one call of each way (from HUGE_BYTES) */
+#define TIE          1.05 /* a new verdict within this of the last one's time: a tie (settle) */
+#define DRIFT        1.5 /* a band's watched calls (see watch) this much slower than measured ... */
+#define DRIFT_CALLS  2   /* ... this many times in a row: measured again at once (see watch) */
+#define AGREE_SHARE  0.005 /* agreements (watch, share_key) cost at most this share of the time */
+#define WATCH_SPARSE 8     /* the watch comes at most this many times less often than watch_every */
+#define SHARE_EVERY  256   /* a shared key is agreed at least every this many calls (share_key) */
+#define STRETCH      128   /* the loop check's calls of each way (see check_begin) ... */
+#define CHECK_RANGE  2.0   /* ... where the rival's measured time is within this of the verdict's */
+#define OUTLIER      32.0  /* ... its periods this many times the median left out */
 
 /* The rows of each kind that move data in ways whose speed depends on the machine's state (single
  * copy against copy-in/copy-out; across nodes, allreduce's forms: one leader's step of the whole
@@ -922,7 +922,7 @@ static void watch(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
  * the verdict). Each round of a candidate 1.5 times slower costs half its calls' time: a 128 KiB
  * bcast whose pipeline row was 1.4 times the MPI library's ran its OSU-style row (100 calls, each
  * after a barrier) at 0.92x. Where a round is one call of each way (from HUGE_BYTES), one call's
- * noise is not averaged: ROUND_SLOWER_ONE (Open MPI's 16 MiB allgather left its pipeline out at
+ * noise is not averaged: ROUND_SINGLE (Open MPI's 16 MiB allgather left its pipeline out at
  * 7.7 ms against single copy's 6.2, 1.23 times, where a loop of each took 5.6-6.0 ms and
  * 6.4-6.8). Returns 1 while more than one way is left (the next round), 0 when one is (the
  * verdict) or the agreement failed (agreed). */
@@ -930,7 +930,7 @@ static int round_end(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes)
     double slowest[MAX_WAYS];
     if (!agree_times(call, band, band->best, slowest)) return 0;
     const double fastest = fastest_of(slowest, band->nways, left_out(band));
-    const double limit = block_calls(bytes) == 1 ? ROUND_SLOWER_ONE : ROUND_SLOWER;
+    const double limit = block_calls(bytes) == 1 ? ROUND_SINGLE : ROUND_SLOWER;
     for (int w = 0; w < band->nways; w++)
         if (!(left_out(band) >> w & 1) && slowest[w] > limit * fastest)
             band->skip_now |= (uint8_t)(1u << w);
