@@ -217,11 +217,24 @@ static uint32_t watch_interval(size_t bytes, double agree, double call) {
     return need <= every ? every : need >= sparsest ? sparsest : (uint32_t)need + 1;
 }
 
+/* Whether a measurement of a band of `bytes` opens with a probe (see probe_turn): from
+ * PROBE_BYTES, but from LARGE_BYTES only where the band has no verdict yet or its verdict drifted
+ * (measured again on time, a large band spreads its trials instead), and not from HUGE_BYTES,
+ * where a round is one call of each way as a probe's is, and the probe's PROBE_CALLS calls of
+ * each way before the rounds cost what the rounds then cost again: Open MPI's 32 MiB allgather,
+ * 16 calls in an application's pattern (p = 2), spent all of them in its first measurement (nine
+ * of the probe, a warm-up, two rounds) and never took a verdict, 0.78-0.92x of the MPI library's
+ * time. */
+static int probed(const calib_band_t *band, size_t bytes) {
+    if (bytes < PROBE_BYTES || bytes >= HUGE_BYTES) return 0;
+    return bytes < LARGE_BYTES || !band->measured || band->urgent;
+}
+
 /* A measurement from its first call: the candidates' times and the spread trials' count anew,
- * opened by a probe where `probe` (see probe_turn). */
-static void measure_anew(calib_band_t *band, int probe) {
+ * opened by a probe where `probed`. */
+static void measure_anew(calib_band_t *band, size_t bytes) {
     band->measuring = 1;
-    band->probing = (uint8_t)probe;
+    band->probing = (uint8_t)probed(band, bytes);
     band->probe_at = band->probe_again = 0;
     band->calls = band->spread = band->in_block = 0;
     band->round = band->turn_k = 0;
@@ -255,7 +268,7 @@ static calib_band_t *band_for(shmcoll_mpi_comm_t *state, shmcoll_mpi_coll_t coll
     if (!*bands && !(*bands = calloc(SHMCOLL_SELECT_BANDS, sizeof **bands))) return NULL;
     calib_band_t *band = &(*bands)[shmcoll_select_band(bytes)];
     if (!band->interval && !band->measuring) { /* new: measured first */
-        measure_anew(band, bytes >= PROBE_BYTES);
+        measure_anew(band, bytes);
         band->watch_every = watch_every(bytes);
     }
     return band;
@@ -493,7 +506,7 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
             return take(call, band, band->verdict, turn);
         }
         /* due: measured again, probed unless a large band's trials are spread (see below) */
-        measure_anew(band, bytes >= PROBE_BYTES && (bytes < LARGE_BYTES || band->urgent));
+        measure_anew(band, bytes);
     }
     if (band->calls == 0 && !band->measured) { /* given tuning (alike everywhere) replaces it */
         if (tuning_given()) {
@@ -903,7 +916,7 @@ static void watch(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
         band->urgent = 1;
         band->drift_seen = fastest / (double)turn->bytes; /* the calls as they come (settle) */
         if (band->measuring)
-            measure_anew(band, turn->bytes >= PROBE_BYTES); /* starts over, at once */
+            measure_anew(band, turn->bytes); /* starts over, at once */
         else
             band->countdown = 0; /* measured at the next call, not spread */
         unprune(band);
