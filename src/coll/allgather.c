@@ -58,8 +58,9 @@ static shmcoll_status_t allgather_progress(shmcoll_task_t *task) {
                 const size_t n = coll_round_bytes(my_count, s->round, s->piece);
                 coll_copy(task, (void *)coll_slot(ch, me, s->step, s->use_inline), mine + offset,
                           n);
-                /* The own block's piece too, while it is in this core's cache. */
-                coll_copy(task, own + offset, mine + offset, n);
+                /* The own block's piece too, while it is in this core's cache, into the
+                 * receive buffer as the other blocks' pieces go (coll_copy_out). */
+                coll_copy_out(task, own + offset, mine + offset, n);
             }
             shmcoll_channel_post(ch, s->step);
             SHMCOLL_AWAIT_TEST(&task->pc,

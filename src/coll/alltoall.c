@@ -58,8 +58,8 @@ static shmcoll_status_t alltoall_progress(shmcoll_task_t *task) {
                                                                    &out, recvbuf, &in, 0));
     } else {
         if (sendbuf != recvbuf)
-            coll_copy(task, recvbuf + coll_bytes_displ(&in, me),
-                      sendbuf + coll_bytes_displ(&out, me), coll_bytes_count(&in, me));
+            coll_copy_out(task, recvbuf + coll_bytes_displ(&in, me),
+                          sendbuf + coll_bytes_displ(&out, me), coll_bytes_count(&in, me));
         for (s->round = 0; s->round < s->rounds; s->round++) {
             s->step = shmcoll_channel_next_step(ch);
             SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_claim(ch, s->step, &task->wait));

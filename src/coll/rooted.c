@@ -83,9 +83,9 @@ static shmcoll_status_t rooted_progress(shmcoll_task_t *task) {
         /* The root's own block, unless it is in place (no send buffer of gather's, no receive
          * buffer of scatter's). */
         if (me == root && gather && sendbuf)
-            coll_copy(task, recvbuf + coll_bytes_displ(&blocks, me), sendbuf, my_count);
+            coll_copy_out(task, recvbuf + coll_bytes_displ(&blocks, me), sendbuf, my_count);
         if (me == root && !gather && recvbuf)
-            coll_copy(task, recvbuf, sendbuf + coll_bytes_displ(&blocks, me), my_count);
+            coll_copy_out(task, recvbuf, sendbuf + coll_bytes_displ(&blocks, me), my_count);
         for (s->round = 0; s->round < s->rounds; s->round++) {
             s->step = shmcoll_channel_next_step(ch);
             if (gather) { /* senders copy in, everyone posts, the root collects */
