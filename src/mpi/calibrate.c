@@ -223,8 +223,7 @@ static uint32_t watch_interval(size_t bytes, double agree, double call) {
  * where a round is one call of each way as a probe's is, and the probe's PROBE_CALLS calls of
  * each way before the rounds cost what the rounds then cost again: Open MPI's 32 MiB allgather,
  * 16 calls in an application's pattern (p = 2), spent all of them in its first measurement (nine
- * of the probe, a warm-up, two rounds) and never took a verdict, 0.78-0.92x of the MPI library's
- * time. */
+ * of the probe, a warm-up, two rounds) and never took a verdict. */
 static int probed(const calib_band_t *band, size_t bytes) {
     if (bytes < PROBE_BYTES || bytes >= HUGE_BYTES) return 0;
     return bytes < LARGE_BYTES || !band->measured || band->urgent;
