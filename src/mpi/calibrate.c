@@ -6,6 +6,7 @@
 #include "base/log.h"
 #include "group/compose.h"
 #include "mpi/stats_view.h"
+#include "select/loop_time.h"
 #include "select/select.h"
 #include "select/tune.h"
 #include "shm/wait.h"
@@ -43,6 +44,8 @@
 #define STRETCH      128   /* the loop check's calls of each way (see check_begin) ... */
 #define CHECK_RANGE  2.0   /* ... where the rival's measured time is within this of the verdict's */
 #define OUTLIER      32.0  /* ... its periods this many times the median left out */
+#define RECOVERY     2     /* ... and this many periods after each of those */
+#define MIN_PERIODS  16    /* ... and deciding only with this many periods of each way */
 
 /* The rows of each kind that move data in ways whose speed depends on the machine's state (single
  * copy against copy-in/copy-out; across nodes, allreduce's forms: one leader's step of the whole
@@ -112,7 +115,9 @@ typedef struct shmcoll_mpi_calib_band {
     uint32_t check_calls[2]; /* ... and their number (see check_begin) */
     uint32_t check_grown;    /* the interval after the loop check where it keeps the old verdict */
     uint32_t check_base;     /* ... and where it does not */
-    shmcoll_mpi_express_run_t lean; /* the loop check's calls of the MPI library's way */
+    shmcoll_mpi_express_run_t lean;         /* the loop check's calls of the MPI library's way */
+    uint64_t check_breaks[2][STRETCH / 64]; /* the stamps after calls of the band not stamped */
+    int check_unstamped; /* a call of the band not stamped since the last stamp (check_mark) */
 } calib_band_t;
 
 /* A communicator's (its state's calib). */
@@ -495,8 +500,10 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
         if (!shared) check_absorb(band, NULL);
         if (band->countdown == 0 && band->check) check_step(call, band);
         if (band->countdown > 0) { /* the verdict serves */
-            /* the first call of the loop check's stretch of the MPI library's way */
-            turn->lean = band->check && band->countdown == STRETCH && mpi_way(band, band->verdict);
+            /* a call of the loop check's stretch of the MPI library's way with no stamped calls
+             * granted (its first, or the first after a call with other arguments) */
+            band->check_unstamped |= band->check;
+            turn->lean = band->check && mpi_way(band, band->verdict);
             turn->hold.band = band;
             turn->hold.epoch = band->epoch;
             turn->tuned = band->tuned;
@@ -649,8 +656,8 @@ static int choose(const calib_band_t *band, const double *slowest, unsigned out)
  * settled calls do, the MPI library's on the express path (express.h), shmcoll's on the repeat
  * path (repeat.h), each call's start stamped there (the first, through the whole sequence, not);
  * the periods from one call's start to the next's, which hold all a loop of the calls costs, the
- * wrapper and the MPI library's stalls, give each rank's time per call (stretch_time), and the
- * slowest rank's decides, with the measurement's margin for the MPI library's way. A
+ * wrapper and the MPI library's stalls, give each rank's time per call (select/loop_time.h), and
+ * the slowest rank's decides, with the measurement's margin for the MPI library's way. A
  * measurement's blocks, a few calls after a barrier each timed alone, do not show what calls in a
  * row do where the MPI library's eager sends run ahead of their receivers: a block of 16 of
  * MPICH's 4 KiB gathers took 1.0-1.5 us a call, alone from any wrapper, and a loop of them
@@ -659,9 +666,9 @@ static int choose(const calib_band_t *band, const double *slowest, unsigned out)
  * and the verdicts gave them rows they served at 0.5-0.8x. What the application does between its
  * calls counts alike in both stretches where it is the same, and a long pause is an outlier. A
  * call that takes the usual path (its arguments changed; statistics or checks take every call
- * through it) is not stamped, and where a rank stamped fewer than two calls of a stretch, the
- * check decides nothing. Not for a rival measured more than CHECK_RANGE times slower. Returns the
- * rival checked, or -1. */
+ * through it) is not stamped, nor is the period that holds it counted (check_mark), and where a
+ * rank counted fewer than MIN_PERIODS periods of a stretch, the check decides nothing. Not for a
+ * rival measured more than CHECK_RANGE times slower. Returns the rival checked, or -1. */
 static int check_begin(calib_band_t *band, const double *slowest, int verdict, size_t bytes) {
     if (bytes >= MEDIUM_BYTES) return -1;
     const int mpi = band->nways - 1;
@@ -678,15 +685,31 @@ static int check_begin(calib_band_t *band, const double *slowest, int verdict, s
     band->check_ways[1] = (uint8_t)rival;
     band->countdown = STRETCH;
     band->check_calls[0] = band->check_calls[1] = 0;
+    memset(band->check_breaks, 0, sizeof band->check_breaks);
+    band->check_unstamped = 0;
     return rival;
 }
 
-/* The first call of the MPI library's stretch has returned: the stretch's other calls are
- * granted to the express path (express.h), each stamped there, and taken from the countdown (and
- * an agreed key's count: not past its next agreement) till check_absorb gives back those not
- * made. */
+/* The stamp about to be taken at index `at` of stretch `k` follows a call of the band that was
+ * not stamped where check_unstamped says so: the period that ends at it is not a period of the
+ * loop (select/loop_time.h). */
+static void check_mark(calib_band_t *band, int k, uint32_t at) {
+    if (band->check_unstamped && at < STRETCH)
+        band->check_breaks[k][at / 64] |= (uint64_t)1 << (at % 64);
+    band->check_unstamped = 0;
+}
+
+/* A call of the MPI library's stretch has returned (through the sequence, or kept on the repeat
+ * path): the stretch's next calls are granted to the express path (express.h), each stamped
+ * there, and taken from the countdown (and an agreed key's count: not past its next agreement)
+ * till check_absorb gives back those not made. Granted again after a call with other arguments
+ * broke the run: granted at the stretch's first call alone, a benchmark's MPI_Allreduce of its
+ * timings (the same 8-byte band) cut the stretch of its 8-byte allreduce after 30 stamped calls,
+ * and the period across that call and a barrier (12.5 us against 0.5 a call) made the MPI
+ * library's way 1.1-1.3 us a call in the check (Open MPI, p = 2). */
 static void check_grant(calib_band_t *band, calib_shared_t *shared) {
     const int k = band->check - 1;
+    check_mark(band, k, band->check_calls[k]);
     uint32_t calls = band->countdown; /* at most STRETCH - 1 */
     if (shared && shared->band != band) shared = NULL;
     if (shared && shared->left < calls) calls = shared->left;
@@ -705,34 +728,11 @@ static void check_grant(calib_band_t *band, calib_shared_t *shared) {
  * rank counts every call of the band once, on either path. */
 static void check_absorb(calib_band_t *band, calib_shared_t *shared) {
     if (!band->lean.stamped && !band->lean.nstamps) return; /* no run since the last */
+    band->check_unstamped |= band->lean.stamped > 0; /* a call with other arguments broke it */
     band->countdown += band->lean.stamped;
     if (shared && shared->band == band) shared->left += band->lean.stamped;
     band->check_calls[band->check - 1] += band->lean.nstamps;
     band->lean.stamped = band->lean.nstamps = 0;
-}
-
-static int double_order(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* A stretch's time per call from the starts of its `n` stamped calls: the mean of the periods
- * from one call's start to the next's, but those more than OUTLIER times their median (a period
- * the application's own work between its loops fills, or the machine's, is not the collective's;
- * the MPI library's eager protocols stall now and then for a few times a call's time, which is the
- * collective's: leaving out the slowest eighth left those out, and Open MPI's 64-byte bcast
- * measured 0.15 us a call against shmcoll's 0.23, and took 0.29 us against 0.15 in a loop); 0
- * with fewer than two calls. */
-static double stretch_time(const double *stamps, uint32_t n) {
-    if (n < 2) return 0;
-    double periods[STRETCH];
-    for (uint32_t i = 0; i + 1 < n; i++) periods[i] = stamps[i + 1] - stamps[i];
-    qsort(periods, n - 1, sizeof *periods, double_order);
-    const double limit = OUTLIER * periods[(n - 1) / 2];
-    double sum = 0;
-    uint32_t kept = 0;
-    for (; kept < n - 1 && periods[kept] <= limit; kept++) sum += periods[kept];
-    return sum / kept;
 }
 
 /* A stretch of the loop check has ended (at the call after its last, on every rank): the rival's
@@ -749,17 +749,26 @@ static void check_step(shmcoll_mpi_call_t *call, calib_band_t *band) {
     band->check = 0;
     band->countdown = band->interval; /* the measurement's, where the check decides nothing */
     band->verdict = band->check_ways[0];
-    /* each stretch's time per call, and minus its number of stamped calls: the fewest's over
-     * the ranks */
+    /* Each stretch's time per call (select/loop_time.h), and minus the number of periods it is
+     * of: the fewest's over the ranks. Left out: the periods that hold a call not stamped, those
+     * more than OUTLIER times their median and the RECOVERY periods after either. Open MPI's
+     * 64-byte bcast stalled now and then for a few times a call's time, which is the collective's:
+     * leaving out the slowest eighth instead left those out, and it measured 0.15 us a call
+     * against shmcoll's 0.23 and took 0.29 us against 0.15 in a loop. A benchmark's pause between
+     * its warm-up and its timed loop left periods of 2.7 and 5.0 us after it in the MPI library's
+     * stretch of 8-byte gathers, whose other periods took 0.21 us: counted, they made that way
+     * 0.32 us a call against shmcoll's 0.24 (Open MPI, p = 2). */
     double mine[4], took[4];
     for (int k = 0; k < 2; k++) {
-        mine[k] = stretch_time(band->check_stamps + k * STRETCH, band->check_calls[k]);
-        mine[2 + k] = -(double)band->check_calls[k];
+        uint32_t counted;
+        mine[k] = shmcoll_loop_time(band->check_stamps + k * STRETCH, band->check_breaks[k],
+                                    band->check_calls[k], OUTLIER, RECOVERY, &counted);
+        mine[2 + k] = -(double)counted;
     }
     free(band->check_stamps);
     band->check_stamps = NULL;
     if (!agreed(call, PMPI_Allreduce(mine, took, 4, MPI_DOUBLE, MPI_MAX, call->comm)) ||
-        !(took[2] <= -2 && took[3] <= -2))
+        !(took[2] <= -MIN_PERIODS && took[3] <= -MIN_PERIODS))
         return;
     const int mpi = band->nways - 1, theirs = band->check_ways[1] == mpi;
     const int ours = band->check_ways[!theirs];
@@ -768,11 +777,12 @@ static void check_step(shmcoll_mpi_call_t *call, calib_band_t *band) {
     band->interval = band->verdict == band->check_old ? band->check_grown : band->check_base;
     band->countdown = band->interval;
     if (call->state->rank != 0 || !shmcoll_config()->verbose) return;
+    /* with the fewest periods a rank counted of each stretch */
     shmcoll_log_verbose(
-        "%s on %d ranks: checked in a loop of %d calls each: %s %.2f us a call, the "
-        "MPI library %.2f us: %s from now on",
+        "%s on %d ranks: checked in a loop of %d calls each: %s %.2f us a call (%.0f periods), "
+        "the MPI library %.2f us (%.0f periods): %s from now on",
         call->function, call->state->size, STRETCH, way_name(band, ours), 1e6 * took[!theirs],
-        1e6 * took[theirs], way_name(band, band->verdict));
+        -took[2 + !theirs], 1e6 * took[theirs], -took[2 + theirs], way_name(band, band->verdict));
 }
 
 /* Every rank's fastest call of each way, the slowest over the ranks, decides; the node team's
@@ -1036,9 +1046,9 @@ int shmcoll_mpi_calibrate_holds(const shmcoll_mpi_calib_hold_t *hold) {
 uint32_t shmcoll_mpi_calibrate_reserve(const shmcoll_mpi_calib_hold_t *hold) {
     calib_band_t *band = hold->band;
     calib_shared_t *shared = hold->shared;
-    if (!band || band->measuring || band->epoch != hold->epoch ||
+    if (!band || band->measuring || band->epoch != hold->epoch || band->check ||
         (band->watch_every && !band->watch_off) || (shared && shared->band != band))
-        return 0;
+        return 0; /* a loop check's calls are stamped, one by one (calibrate_stamp) */
     uint32_t calls = band->countdown;
     if (shared && shared->left < calls) calls = shared->left;
     band->countdown -= calls;
@@ -1046,13 +1056,19 @@ uint32_t shmcoll_mpi_calibrate_reserve(const shmcoll_mpi_calib_hold_t *hold) {
     return calls;
 }
 
-void shmcoll_mpi_calibrate_stamp(const shmcoll_mpi_calib_hold_t *hold) {
+void shmcoll_mpi_calibrate_stamp(const shmcoll_mpi_calib_hold_t *hold, int lean) {
     calib_band_t *band = hold->band;
     if (!band || !band->check || band->epoch != hold->epoch) return;
     check_absorb(band, hold->shared); /* an express run's stamps come first */
     const int k = band->check - 1;
-    if (band->check_calls[k] < STRETCH)
+    if (band->check_calls[k] < STRETCH) {
+        check_mark(band, k, band->check_calls[k]);
         band->check_stamps[k * STRETCH + band->check_calls[k]++] = shmcoll_shm_now();
+    }
+    /* the MPI library's stretch kept on the repeat path: its next calls stamped on the express
+     * path (no run ahead of unstamped calls in a check, calibrate_reserve) */
+    if (lean && mpi_way(band, band->verdict) && band->countdown > 0)
+        check_grant(band, hold->shared);
 }
 
 void shmcoll_mpi_calibrate_unreserve(const shmcoll_mpi_calib_hold_t *hold, uint32_t calls) {

@@ -151,7 +151,9 @@ uint32_t shmcoll_mpi_calibrate_reserve(const shmcoll_mpi_calib_hold_t *hold);
 void shmcoll_mpi_calibrate_unreserve(const shmcoll_mpi_calib_hold_t *hold, uint32_t calls);
 
 /* A kept call (repeat.h) that follows `hold` starts: its start is stamped where the loop check
- * times its band's calls (calibrate.c, check_begin). */
-void shmcoll_mpi_calibrate_stamp(const shmcoll_mpi_calib_hold_t *hold);
+ * times its band's calls (calibrate.c, check_begin); where it is a call of the MPI library's way
+ * whose arguments alone tell its next call (`lean`, as a run ahead has it), the stretch's next
+ * calls are granted to the express path, stamped there. */
+void shmcoll_mpi_calibrate_stamp(const shmcoll_mpi_calib_hold_t *hold, int lean);
 
 #endif

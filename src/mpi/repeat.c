@@ -104,8 +104,12 @@ static uint32_t run_ahead(repeat_entry_t *e) {
  * may change under the same pointers; the MPI library gets them as they are. The usual way of a
  * run's call (a compare of the arrays with their copies) cost those three 20-40 ns a call more
  * than PMPI's 0.11-0.3 us (Open MPI 4.1, p = 2, 8-byte blocks: 0.81-0.95x). */
+static int expressible(const repeat_entry_t *e, const shmcoll_mpi_coll_desc_t *desc) {
+    return !e->narrays || desc->key_local;
+}
+
 static void grant_express(repeat_entry_t *e, const shmcoll_mpi_coll_desc_t *desc) {
-    if (e->run.left && (!e->narrays || desc->key_local)) shmcoll_mpi_express_grant = &e->run;
+    if (e->run.left && expressible(e, desc)) shmcoll_mpi_express_grant = &e->run;
 }
 
 /* What a run ahead did not use back to its band. */
@@ -150,7 +154,7 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
         if (same) {
             e->run.left--;
             grant_express(e, desc);
-            shmcoll_mpi_calibrate_stamp(&e->hold);
+            shmcoll_mpi_calibrate_stamp(&e->hold, 0);
             return SHMCOLL_MPI_REPEAT_THEIRS;
         }
         give_back(e); /* other arguments: the run ends */
@@ -166,7 +170,7 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
         e->run.left = run_ahead(e);
         e->run.serial++; /* a new run: the express records of the last one end (express.h) */
         grant_express(e, desc);
-        shmcoll_mpi_calibrate_stamp(&e->hold);
+        shmcoll_mpi_calibrate_stamp(&e->hold, e->steady && expressible(e, desc));
         return e->way;
     }
     if (e->way != SHMCOLL_MPI_REPEAT_OURS || !shmcoll_mpi_calibrate_holds(&e->hold))
@@ -184,7 +188,7 @@ shmcoll_mpi_repeat_way_t shmcoll_mpi_repeat_settled(shmcoll_mpi_call_t *call,
     if (call->group->team->failed)
         return SHMCOLL_MPI_REPEAT_NONE; /* the usual sequence raises the group's failure */
     *kept = e;
-    shmcoll_mpi_calibrate_stamp(&e->hold);
+    shmcoll_mpi_calibrate_stamp(&e->hold, 0);
     return SHMCOLL_MPI_REPEAT_OURS;
 }
 
