@@ -694,8 +694,7 @@ static int check_begin(calib_band_t *band, const double *slowest, int verdict, s
  * not stamped where check_unstamped says so: the period that ends at it is not a period of the
  * loop (select/loop_time.h). */
 static void check_mark(calib_band_t *band, int k, uint32_t at) {
-    if (band->check_unstamped && at < STRETCH)
-        band->check_breaks[k][at / 64] |= (uint64_t)1 << (at % 64);
+    if (band->check_unstamped && at < STRETCH) shmcoll_loop_break(band->check_breaks[k], at);
     band->check_unstamped = 0;
 }
 

@@ -59,8 +59,8 @@ int main(void) {
     /* a break at stamp 70 (a call with other arguments and a barrier lie in its period, 12 times
      * a call's: no outlier) and stamp 100: each period and the two after it go */
     build(1.0, 70, 12.0, 1.0);
-    breaks[70 / 64] |= (uint64_t)1 << (70 % 64);
-    breaks[100 / 64] |= (uint64_t)1 << (100 % 64);
+    shmcoll_loop_break(breaks, 70);
+    shmcoll_loop_break(breaks, 100);
     t = shmcoll_loop_time(stamps, breaks, N, 32, 2, &counted);
     CHECK(near(t, 1.0) && counted == N - 1 - 6, "breaks: %g over %u", t, counted);
 
