@@ -58,7 +58,7 @@ test: deps format-check build-asan build-tsan build-mpich build-openmpi build-mp
 # (tests/mpi/CMakeLists.txt: mpi-asan, mpi-tsan).
 MPI_ASAN_PROGRAMS = mpi_coll mpi_datatypes mpi_nonblocking mpi_repeat mpi_calibrate mpi_heap \
 	mpi_fallback mpi_progress mpi_semantics mpi_threads_nb mpi_mixed_config mpi_scan mpi_shared_key \
-	mpi_run_ahead mpi_express mpi_loop_check mpi_fuzz
+	mpi_run_ahead mpi_express mpi_loop_check mpi_fuzz mpi_bad_args
 MPI_TSAN_PROGRAMS = mpi_threads mpi_threads_nb mpi_nonblocking mpi_progress mpi_express mpi_fuzz
 build-mpich-asan:
 	@cmake --preset mpich-asan >/dev/null

@@ -7,6 +7,7 @@
  * MPI_IN_PLACE: the input is in recvbuf and the result overwrites its start. */
 #include "mpi/request.h"
 #include "mpi/check.h"
+#include "mpi/library_checks.h"
 #include "mpi/library_faults.h"
 
 #include "shmcoll.h"
@@ -134,8 +135,11 @@ static int reduce_scatter_any(const void *sendbuf, void *recvbuf, int varying,
     a.wide = large;
     a.datatype = datatype;
     a.op = op;
-    const int rc =
-        shmcoll_mpi_coll_call(varying ? &varying_desc : &block_desc, &a, comm, large, how);
+    const shmcoll_mpi_coll_desc_t *desc = varying ? &varying_desc : &block_desc;
+    const char *refused =
+        shmcoll_mpi_refused_reduce_scatter(sendbuf, recvbuf, recvcounts, count, large, comm);
+    const int rc = refused ? shmcoll_mpi_coll_refused(desc, &a, comm, large, how, refused)
+                           : shmcoll_mpi_coll_call(desc, &a, comm, large, how);
     shmcoll_mpi_in_place_done(copy);
     return rc;
 }

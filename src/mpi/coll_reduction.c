@@ -8,6 +8,7 @@
  * rank in step with the others instead of diverging to the library. */
 #include "mpi/request.h"
 #include "mpi/check.h"
+#include "mpi/library_checks.h"
 #include "mpi/library_faults.h"
 
 #include "shmcoll.h"
@@ -114,7 +115,9 @@ static int reduction(const shmcoll_mpi_coll_desc_t *desc, shmcoll_coll_kind_t ki
     a.datatype = datatype;
     a.op = op;
     a.root = root;
-    const int rc = shmcoll_mpi_coll_call(desc, &a, comm, large, how);
+    const char *refused = shmcoll_mpi_refused_reduction(kind, sendbuf, recvbuf, count, root, comm);
+    const int rc = refused ? shmcoll_mpi_coll_refused(desc, &a, comm, large, how, refused)
+                           : shmcoll_mpi_coll_call(desc, &a, comm, large, how);
     shmcoll_mpi_in_place_done(copy);
     return rc;
 }

@@ -1,5 +1,6 @@
 /* What the data-movement collectives share. See move.h. */
 #include "mpi/move.h"
+#include "mpi/library_checks.h"
 #include "mpi/request.h"
 
 int shmcoll_mpi_move_call(const shmcoll_mpi_coll_desc_t descs[2], const void *sendbuf,
@@ -24,6 +25,10 @@ int shmcoll_mpi_move_call(const shmcoll_mpi_coll_desc_t descs[2], const void *se
     a.root = root;
     a.varying = varying;
     a.wide = large;
+    const char *refused =
+        shmcoll_mpi_refused_move(a.coll, sendbuf, sendcount, sendcounts, sdispls, sendtype, recvbuf,
+                                 recvcount, recvcounts, rdispls, recvtype, root, large, comm);
+    if (refused) return shmcoll_mpi_coll_refused(&descs[varying], &a, comm, large, how, refused);
     return shmcoll_mpi_coll_call(&descs[varying], &a, comm, large, how);
 }
 

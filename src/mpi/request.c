@@ -572,6 +572,13 @@ int shmcoll_mpi_coll_call(const shmcoll_mpi_coll_desc_t *desc, const void *margs
     return shmcoll_mpi_request_init(desc, margs, comm, large, how->info, how->request);
 }
 
+int shmcoll_mpi_coll_refused(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
+                             int large, const shmcoll_mpi_how_t *how, const char *reason) {
+    shmcoll_log_verbose("%s: passed to the MPI library as it came, not counted: %s",
+                        desc->names[how ? how->form : SHMCOLL_MPI_BLOCKING][large], reason);
+    return desc->fallback(margs, comm, large, how);
+}
+
 /* ---- Progress and completion --------------------------------------------------------------- */
 
 int shmcoll_mpi_op_active(const shmcoll_mpi_op_t *op) {

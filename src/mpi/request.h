@@ -39,6 +39,11 @@ typedef struct shmcoll_mpi_op shmcoll_mpi_op_t;
 int shmcoll_mpi_coll_call(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
                           int large, const shmcoll_mpi_how_t *how);
 
+/* A call whose arguments the MPI library refuses on this rank (library_checks.h, `reason`): to
+ * the MPI library as it came, in its form, before shmcoll counts it. Returns the MPI code. */
+int shmcoll_mpi_coll_refused(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
+                             int large, const shmcoll_mpi_how_t *how, const char *reason);
+
 /* MPI_I*: the collective `desc` with MPI arguments `margs` as a request in *request (the MPI
  * library's own when it falls back). Returns the MPI code. */
 int shmcoll_mpi_request_post(const shmcoll_mpi_coll_desc_t *desc, const void *margs, MPI_Comm comm,
