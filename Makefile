@@ -8,7 +8,7 @@
 #   make test-cluster   the MPI tests across a simulated cluster of namespaces (docs/CLUSTER.md)
 #   make apps           Debian's MPI applications (CP2K, LAMMPS, Quantum ESPRESSO, mpi4py) natively
 #                       and with shmcoll preloaded: times, collective profiles, answers (docs/APPS.md)
-#   make test-conformance  MPICH's whole coll/ and threads/ test suites and mpi4py's own tests,
+#   make test-conformance  MPICH's whole coll/, threads/ and errors/coll/ test suites and mpi4py's own tests,
 #                       natively and with libshmcoll preloaded, under both MPI libraries
 MPI    ?= mpich
 PREFIX ?= /usr/local
@@ -67,13 +67,13 @@ build-mpich-tsan:
 	@cmake --preset mpich-tsan >/dev/null
 	@cmake --build build/mpich-tsan -j $(NPROCS) --target shmcoll $(MPI_TSAN_PROGRAMS)
 
-# MPICH's own test suite (coll/ and threads/ of Debian's mpich sources, fetched by apt) built
+# MPICH's own test suite (coll/, threads/ and errors/coll/ of Debian's mpich sources, fetched by apt) built
 # against both MPI libraries, in build/conformance/<mpi> (scripts/build-mpich-tests.sh).
 conformance-build: deps
 	@bash scripts/build-mpich-tests.sh mpich
 	@bash scripts/build-mpich-tests.sh openmpi
 
-# Every test of MPICH's coll/ and threads/ suites at p up to 8 and all of mpi4py's own tests, each
+# Every test of MPICH's coll/, threads/ and errors/coll/ suites at p up to 8 and all of mpi4py's own tests, each
 # natively and with libshmcoll preloaded at its defaults, under MPICH and Open MPI (make test runs
 # a core list of them). Takes hours on 2 cores; reports in build/conformance/<mpi>/.
 test-conformance: deps build-mpich build-openmpi conformance-build

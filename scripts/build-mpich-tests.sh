@@ -24,7 +24,7 @@ mkdir -p "$root"
 out="$(cd "$root" && pwd)/$mpi"
 log="$out/build.log"
 
-# The suite's configure, restricted to what the C tests of coll/ and threads/ need. The compiler
+# The suite's configure, restricted to what the C tests of coll/, threads/ and errors/coll/ need. The compiler
 # is the flavour's own wrapper, given as MPICC: configure replaces CC with the first "mpicc" on
 # the PATH otherwise, /usr/bin/mpicc, whichever MPI the system's alternatives point at.
 # Open MPI 4 hides the MPI-1 functions MPI-3 removed (MPI_Type_hvector ...) that dtpools, the
@@ -63,7 +63,7 @@ for dir in dtpools util; do
     }
 done
 status=0
-for dir in coll threads; do
+for dir in coll threads errors/coll; do
     nice -n 5 make -k -j "$jobs" -C "$out/$dir" >>"$log" 2>&1 || status=$?
 done
 if [ "$status" -ne 0 ]; then

@@ -7,7 +7,7 @@
 #
 #   core   the core list (tests/conformance/core.list, p <= 4) and mpi4py's collective test
 #          modules (test_cco_*): what `make test` runs (scripts/run-tests.sh calls each part)
-#   full   every test of coll/ and threads/ at p up to 8, and all of mpi4py's tests
+#   full   every test of coll/, threads/ and errors/coll/ at p up to 8, and all of mpi4py's tests
 #          (`make test-conformance`)
 #
 # usage: scripts/run-conformance.sh core|full [mpich] [openmpi]   (default: both libraries)
@@ -48,7 +48,7 @@ for mpi in "${mpis[@]}"; do
         suite+=(--list tests/conformance/core.list --default-time-limit 60)
         mpi4py+=(-i test_cco_ --stall 30 --max-restarts 6)
     fi
-    tally_part "MPICH's coll/ and threads/ tests, $mode, $mpi" \
+    tally_part "MPICH's coll/, threads/ and errors/coll/ tests, $mode, $mpi" \
         nice -n 5 python3 tests/conformance/run_mpich_suite.py "${suite[@]}"
     tally_part "mpi4py's own tests at p = 2, $mode, $mpi" \
         nice -n 5 python3 tests/conformance/run_mpi4py_suite.py "${mpi4py[@]}"

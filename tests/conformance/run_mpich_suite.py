@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Runs MPICH's own test suite (test/mpi/coll and test/mpi/threads, built against one MPI library
-by scripts/build-mpich-tests.sh) natively and with libshmcoll preloaded, test by test, and
+"""Runs MPICH's own test suite (test/mpi/coll, test/mpi/threads and test/mpi/errors/coll, built
+against one MPI library by scripts/build-mpich-tests.sh) natively and with libshmcoll preloaded, test by test, and
 reports every test that passes natively but fails or hangs preloaded.
 
 Why: these are the MPI implementors' conformance tests of the collectives; shmcoll replaces those
@@ -28,9 +28,9 @@ test passes, as MPICH's runtests has it, when the job exits 0 and prints a line 
     has, and programs that did not build (under Open MPI: the MPICH extensions it lacks; under
     MPICH every program must build, so a missing one fails).
 
-With --list FILE only the tests FILE names run: lines `dir/program np [arg=...]`, each taking the
-options of that program's testlist line (the first one whose args match, if args are given) and
-running at the np FILE gives. The last line printed is `<label>: N passed, M failed`.
+With --list FILE only the tests FILE names run: lines `dir/program np [arg=...] [flavour=F]`, each
+taking the options of that program's testlist line (the first one whose args match, if args are
+given) and running at the np FILE gives; a line with flavour=F runs under that MPI library only. The last line printed is `<label>: N passed, M failed`.
 """
 import argparse
 import os
@@ -43,7 +43,7 @@ from mpijob import (HANDLED_RE, PRELOADS, first_lines, launcher, linked_mpi, pre
                     run_job)
 
 NO_ERRORS_RE = re.compile(r"^\s*No [Ee]rrors\s*$", re.M)
-SUITE_DIRS = ("coll", "threads")
+SUITE_DIRS = ("coll", "threads", "errors/coll")
 TESTLISTS = ("testlist", "testlist.dtp")
 DEFAULT_TIME_LIMIT = 180  # MPICH runtests' default, seconds
 
@@ -130,8 +130,8 @@ def read_suite(root, src, directory, lists=TESTLISTS, default_np=2):
     return tests
 
 
-def select(tests, list_file):
-    """The tests list_file names, with its np (see the module's doc)."""
+def select(tests, list_file, flavour):
+    """The tests list_file names for this flavour, with its np (see the module's doc)."""
     chosen = []
     with open(list_file) as f:
         for number, line in enumerate(f, 1):
@@ -139,6 +139,8 @@ def select(tests, list_file):
             if parsed is None:
                 continue
             path, np, options = parsed
+            if options.get("flavour", flavour) != flavour:
+                continue
             directory, _, program = path.rpartition("/")
             want_args = options.get("arg")
             candidates = [t for t in tests if t.directory == directory and t.program == program
@@ -197,7 +199,7 @@ def main():
     parser.add_argument("--mpiexec", help="launcher (default mpiexec.<flavour>)")
     parser.add_argument("--list", help="run only the tests this file names")
     parser.add_argument("--dirs", default=",".join(SUITE_DIRS),
-                        help="suite directories (default coll,threads)")
+                        help="suite directories (default coll,threads,errors/coll)")
     parser.add_argument("--max-np", type=int, default=8)
     parser.add_argument("--default-time-limit", type=float, default=DEFAULT_TIME_LIMIT)
     parser.add_argument("--only", action="append", default=[],
@@ -218,7 +220,7 @@ def main():
     tests = []
     src = source_dir(root)
     for directory in args.dirs.split(","):
-        if not os.path.isfile(os.path.join(root, directory, "testlist")):
+        if not any(os.path.isfile(os.path.join(top, directory, "testlist")) for top in (root, src)):
             print(f"ERROR: no {directory}/testlist in {root} "
                   f"(scripts/build-mpich-tests.sh {args.flavour})")
             print(f"{label}: 0 passed, 1 failed")
@@ -236,7 +238,7 @@ def main():
     if args.logs:
         os.makedirs(args.logs, exist_ok=True)
     if args.list:
-        tests = select(tests, args.list)
+        tests = select(tests, args.list, args.flavour)
     if args.only:
         tests = [t for t in tests if any(re.search(p, t.name) for p in args.only)]
 
