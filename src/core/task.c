@@ -33,13 +33,13 @@ static void lane_release(shmcoll_lane_t *lane) {
  * takes no lock per call). A pass holds engine_lock throughout, so a lane leaves the list (and
  * its team may be destroyed) only between passes; a lane that joins inside a pass does so
  * through the same thread, which then holds the lock already (in_pass). Other threads never
- * wait for a pass: they skip it. engine_tasks counts the non-blocking tasks queued anywhere: a
- * pass with none is one load. */
+ * wait for a pass: they skip it. shmcoll_engine_tasks counts the non-blocking tasks queued
+ * anywhere: a pass with none is one load. */
 
 static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
 static shmcoll_lane_t **engine_lanes;
 static int engine_count, engine_capacity;
-static atomic_int engine_tasks;   /* non-blocking tasks queued on any lane */
+atomic_int shmcoll_engine_tasks;  /* non-blocking tasks queued on any lane (task.h) */
 static void (*engine_hook)(void); /* the layers above: what they have in flight (set once) */
 static __thread int in_pass;
 
@@ -122,7 +122,7 @@ static void lane_pop(shmcoll_lane_t *lane) {
     task_finished(task);
     if (task->nonblocking) {
         lane->nonblocking--;
-        atomic_fetch_sub_explicit(&engine_tasks, 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&shmcoll_engine_tasks, 1, memory_order_relaxed);
     }
 }
 
@@ -223,7 +223,7 @@ shmcoll_status_t shmcoll_task_start(shmcoll_team_t *team, shmcoll_task_t *task) 
             return status;
         }
         lane->nonblocking++;
-        atomic_fetch_add_explicit(&engine_tasks, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&shmcoll_engine_tasks, 1, memory_order_relaxed);
     }
     task_counted(team, task);
     lane_push(lane, task);
@@ -353,14 +353,10 @@ shmcoll_status_t shmcoll_task_wait(shmcoll_task_t *task) {
     }
 }
 
-int shmcoll_engine_busy(void) {
-    return atomic_load_explicit(&engine_tasks, memory_order_relaxed) > 0;
-}
-
 void shmcoll_engine_progress_quiet(void) {
     static unsigned rotor; /* with many lanes, each pass starts at a different one */
     enum { BATCH = 64 };
-    if (!atomic_load_explicit(&engine_tasks, memory_order_relaxed)) return;
+    if (!atomic_load_explicit(&shmcoll_engine_tasks, memory_order_relaxed)) return;
     if (in_pass || pthread_mutex_trylock(&engine_lock)) return;
     in_pass = 1;
     /* Lanes without tasks leave the list (a lane's count changes under its claim). */

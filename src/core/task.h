@@ -32,6 +32,7 @@
 #include "core/team.h"
 #include "shm/wait.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -138,8 +139,14 @@ void shmcoll_engine_progress(void);
  * load while no non-blocking task is in flight. */
 void shmcoll_engine_progress_quiet(void);
 
-/* Whether any lane of the process holds a non-blocking task (one load). */
-int shmcoll_engine_busy(void);
+/* Non-blocking tasks queued on any lane of the process (task.c keeps the count). */
+extern atomic_int shmcoll_engine_tasks;
+
+/* Whether any lane of the process holds a non-blocking task: one load, inline, so that a hook in
+ * the MPI library's progress loop, which runs on every poll, costs no call while there is none. */
+static inline int shmcoll_engine_busy(void) {
+    return atomic_load_explicit(&shmcoll_engine_tasks, memory_order_relaxed) > 0;
+}
 
 /* The team's lanes leave the engine and no thread drives them any more: called before a team is
  * destroyed that other threads' passes may have seen. */
