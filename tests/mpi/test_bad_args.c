@@ -51,7 +51,7 @@ static void report(const char *name, int rc, who_t who) {
           rc == MPI_SUCCESS ? "no error" : "an error", refused ? "refuses it" : "accepts it");
 }
 
-/* Fills each of the n blocks of `buf` with rank `r`'s values (or -1 where `r` < 0). */
+/* Fills `blocks` blocks of `buf` with rank `r`'s values (or -1 where `r` < 0). */
 static void fill(int *buf, int blocks, int r) {
     for (int b = 0; b < blocks; b++)
         for (int i = 0; i < N; i++) buf[b * N + i] = r < 0 ? -1 : value(r, i);
@@ -276,12 +276,12 @@ int main(int argc, char **argv) {
     }
     verbose = getenv("SHMCOLL_TEST_VERBOSE") != NULL;
     native = getenv("SHMCOLL_TEST_NATIVE") != NULL;
+    /* Open MPI raises some of these errors on MPI_COMM_WORLD's handler, whatever the call's. */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     /* Each round on a new communicator, whose first calls meet the faults: at the shipped
      * defaults those go to the MPI library, and a rejected call that counted on one rank only
      * set the communicator up at different calls on different ranks (MPICH's noalias: a
      * hang). Then again on the same one, set up, where shmcoll's own paths meet them. */
-    /* Open MPI raises some of these errors on MPI_COMM_WORLD's handler, whatever the call's. */
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     const int rounds = argc > 1 ? atoi(argv[1]) : 2;
     for (int round = 0; round < rounds; round++) {
         MPI_Comm_dup(MPI_COMM_WORLD, &comm);
