@@ -2,6 +2,7 @@
  * library_checks.h. */
 #include "mpi/library_checks.h"
 #include "mpi/blocks.h"
+#include "mpi/call.h"
 #include "mpi/comm_state.h"
 #include "mpi/init.h"
 
@@ -103,19 +104,14 @@ const char *shmcoll_mpi_refused_reduction(shmcoll_coll_kind_t kind, const void *
 }
 
 #if defined(MPICH_NUMVERSION)
-/* Bytes of one element (MPICH compares by the type's size, not its extent), or 0. */
-static MPI_Count type_size(MPI_Datatype datatype) {
-    MPI_Count size = 0;
-    return PMPI_Type_size_x(datatype, &size) == MPI_SUCCESS && size > 0 ? size : 0;
-}
-
-/* Whether `block` is `base` plus `elements` elements of `datatype` (the type's size asked only
- * where the distance is a multiple of them). */
+/* Whether `block` is `base` plus `elements` elements of `datatype` (MPICH compares by the type's
+ * size, not its extent; asked only where the distance is a multiple of them). */
 static int at_element(const void *block, const void *base, MPI_Count elements,
                       MPI_Datatype datatype) {
     const intptr_t distance = (intptr_t)block - (intptr_t)base;
     if (elements == 0) return distance == 0;
-    return distance > 0 && distance % elements == 0 && distance / elements == type_size(datatype);
+    return distance > 0 && distance % elements == 0 &&
+           (uint64_t)(distance / elements) == shmcoll_mpi_call_bytes(datatype, 1);
 }
 
 /* One side's buffer of blocks: count elements a block, or counts/displs per block. */
@@ -141,7 +137,6 @@ static int own_block_aliased(const void *mine, MPI_Count count, const side_t *al
         wide ? ((const MPI_Aint *)all->displs)[rank] : ((const int *)all->displs)[rank];
     return at_element(mine, all->buf, displ, all->datatype);
 }
-#endif
 
 const char *shmcoll_mpi_refused_move(shmcoll_mpi_coll_t coll, const void *sendbuf,
                                      MPI_Count sendcount, const void *sendcounts,
@@ -149,7 +144,6 @@ const char *shmcoll_mpi_refused_move(shmcoll_mpi_coll_t coll, const void *sendbu
                                      const void *recvbuf, MPI_Count recvcount,
                                      const void *recvcounts, const void *rdispls,
                                      MPI_Datatype recvtype, int root, int wide, MPI_Comm comm) {
-#if defined(MPICH_NUMVERSION)
     if (sendtype != recvtype || sendbuf == MPI_IN_PLACE || !aliasing_checked()) return NULL;
     const side_t send = {sendbuf, sendcount, sendcounts, sdispls, sendtype};
     const side_t recv = {recvbuf, recvcount, recvcounts, rdispls, recvtype};
@@ -178,18 +172,11 @@ const char *shmcoll_mpi_refused_move(shmcoll_mpi_coll_t coll, const void *sendbu
         break;
     }
     return refused ? aliased : NULL;
-#else
-    (void)coll, (void)sendbuf, (void)sendcount, (void)sendcounts, (void)sdispls, (void)sendtype;
-    (void)recvbuf, (void)recvcount, (void)recvcounts, (void)rdispls, (void)recvtype, (void)root;
-    (void)wide, (void)comm;
-    return NULL; /* Open MPI 4.1 accepts them all */
-#endif
 }
 
 const char *shmcoll_mpi_refused_reduce_scatter(const void *sendbuf, const void *recvbuf,
                                                const void *recvcounts, MPI_Count count, int wide,
                                                MPI_Comm comm) {
-#if defined(MPICH_NUMVERSION)
     if (sendbuf == MPI_IN_PLACE || sendbuf != recvbuf || !aliasing_checked()) return NULL;
     int size = 0;
     if (recvcounts) { /* the whole vector's count */
@@ -198,8 +185,5 @@ const char *shmcoll_mpi_refused_reduce_scatter(const void *sendbuf, const void *
         for (int j = 0; j < size; j++) count += shmcoll_mpi_count_at(recvcounts, wide, j);
     }
     return count != 0 && intra_rank(comm) >= 0 ? aliased : NULL;
-#else
-    (void)sendbuf, (void)recvbuf, (void)recvcounts, (void)count, (void)wide, (void)comm;
-    return NULL; /* Open MPI 4.1 accepts them */
-#endif
 }
+#endif

@@ -5,6 +5,11 @@
 
 #include <stdint.h>
 
+/* Sets stamp i's bit in `breaks`: the period that ends at stamp i holds an unstamped call. */
+static inline void shmcoll_loop_break(uint64_t *breaks, uint32_t i) {
+    breaks[i / 64] |= (uint64_t)1 << (i % 64);
+}
+
 /* The mean of the periods from one stamped call's start to the next's (`stamps`, `n` of them, in
  * order), but
  *  - those that end at a stamp i whose bit in `breaks` (bit i % 64 of word i / 64) is set: an
@@ -16,11 +21,6 @@
  *  - and the `recovery` periods after either, in which the ranks come back from the pause each at
  *    its own time.
  * Sets `*counted` to the number of periods the mean is of; returns 0 where none is left. */
-/* Sets stamp i's bit in `breaks`: the period that ends at stamp i holds an unstamped call. */
-static inline void shmcoll_loop_break(uint64_t *breaks, uint32_t i) {
-    breaks[i / 64] |= (uint64_t)1 << (i % 64);
-}
-
 double shmcoll_loop_time(const double *stamps, const uint64_t *breaks, uint32_t n, double outlier,
                          uint32_t recovery, uint32_t *counted);
 
