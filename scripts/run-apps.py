@@ -18,9 +18,9 @@ the table as CSV in build/apps.csv and a picture of it in build/apps.png. docs/A
 the inputs and how to read all of it.
 
 Environment: APPS_NP (default: cores), APPS_ROUNDS (3), APPS_OVERSUB_NP (2 x APPS_NP; 0 skips),
-APPS (comma-separated subset of: cp2k, lammps-melt, lammps-pppm, lammps-pppm-coll, qe, mpi4py),
-APPS_TIMEOUT (seconds per run, 1800), APPS_SHMCOLL_ENV (more environment for the preloaded runs,
-e.g. "SHMCOLL_SHM_BUDGET=64M SHMCOLL_CALIBRATE=0"), APPS_OUTPUT (the name of the outputs in build/
+APPS (comma-separated subset of: cp2k, lammps-melt, lammps-pppm, lammps-pppm-coll, qe, mpi4py,
+hpcc), APPS_TIMEOUT (seconds per run, 1800), APPS_SHMCOLL_ENV (more environment for the preloaded
+runs, e.g. "SHMCOLL_SHM_BUDGET=64M SHMCOLL_CALIBRATE=0"), APPS_OUTPUT (the name of the outputs in build/
 instead of "apps": build/<name>/, build/<name>.csv ...).
 """
 import csv
@@ -369,6 +369,48 @@ def mpi4py_binary():
         return None
 
 
+# HPC Challenge (hpcc 1.5): HPL, DGEMM, STREAM, PTRANS, RandomAccess, FFT and the network tests
+# in one run, each checking its own result. Its packaged example input with HPL on a 4000 x 4000
+# matrix (blocks of 80) on the squarest P x Q grid of the ranks; the other tests size themselves
+# from it. The answers: the checks' verdicts (every PASSED/FAILED line counted, the errors and
+# residuals of the summary) and HPL's norms, which are deterministic at a fixed p.
+HPCC_INPUT = "/usr/share/doc/hpcc/examples/_hpccinf.txt"
+HPCC_ANSWERS = ("Success", "HPL_RnormI", "HPL_Anorm1", "HPL_AnormI", "HPL_Xnorm1", "HPL_XnormI",
+                "HPL_BnormI", "PTRANS_residual", "MPIRandomAccess_LCG_Errors",
+                "MPIRandomAccess_Errors", "MPIFFT_maxErr")
+
+
+def hpcc_prepare(run_dir, p):
+    rows = max(r for r in range(1, int(p ** 0.5) + 1) if p % r == 0)
+    lines = read(HPCC_INPUT).splitlines()
+    values = {"Ns": 4000, "Ps": rows, "Qs": p // rows}  # lines "<value> <name>"
+    for i, words in enumerate(line.split() for line in lines):
+        if len(words) == 2 and words[1] in values:
+            lines[i] = f"{values[words[1]]:<13}{words[1]}"
+    write(run_dir, "hpccinf.txt", "\n".join(lines) + "\n")
+
+
+def hpcc_results(text):
+    summary = dict(re.findall(r"^(\w+)=(\S+)$", text, re.M))
+    out = {k: summary[k] for k in HPCC_ANSWERS if k in summary}
+    if out:
+        out["checks_passed"] = str(len(re.findall(r"\bPASSED\b|\(passed\)", text)))
+        out["checks_failed"] = str(len(re.findall(r"\bFAILED\b|\(failed\)", text)))
+    return out
+
+
+def hpcc_timers(text):
+    """MPIFFT's phases (MPIFFT_time0-4 summed: its transpositions are MPI_Alltoall), then HPL's,
+    PTRANS's and MPIRandomAccess's times."""
+    summary = dict(re.findall(r"^(\w+)=(\S+)$", text, re.M))
+    if "HPL_time" not in summary:
+        return []
+    fft = sum(float(summary.get(f"MPIFFT_time{i}", 0)) for i in range(5))
+    return [("MPIFFT (phases summed)", fft)] + [
+        (k, float(summary[k])) for k in ("HPL_time", "PTRANS_time", "MPIRandomAccess_time")
+        if k in summary]
+
+
 APPS = [
     App("cp2k", "/usr/bin/cp2k.psmp", cp2k_prepare,
         lambda d, p: ["cp2k.psmp", "-i", "h2o32.inp", "-o", "cp2k.out"], "cp2k.out",
@@ -384,6 +426,8 @@ APPS = [
         qe_results, qe_timers, "pw.x, Si64 supercell, Gamma, 18 Ry"),
     App("mpi4py", None, lambda d, p: None, mpi4py_argv, None, mpi4py_results, mpi4py_timers,
         "tools/apps/cg_fft.py: CG + 2-D FFT (Alltoall)"),
+    App("hpcc", "/usr/bin/hpcc", hpcc_prepare, lambda d, p: ["hpcc"], "hpccoutf.txt", hpcc_results,
+        hpcc_timers, "HPC Challenge, HPL N = 4000, every test with its own check"),
 ]
 
 
