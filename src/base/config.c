@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,12 +58,13 @@ static void parse_knob(const char *env, const char *kind, const char *deflt, voi
             *(long *)field = value;
     } else if (!strcmp(kind, "SECONDS")) {
         double value = strtod(text, &end);
-        if (end == text || *end || value <= 0) {
-            shmcoll_log_warn("%s=%s is not a positive number of seconds; using %s", env, text,
+        if (end == text || *end || !(value >= 0) || isinf(value)) {
+            shmcoll_log_warn("%s=%s is not a number of seconds (0: no limit); using %s", env, text,
                              deflt);
             value = strtod(deflt, NULL);
         }
-        *(double *)field = value;
+        /* Compared with waits as it is: no limit never passes. */
+        *(double *)field = value > 0 ? value : INFINITY;
     } else { /* SIZE */
         long long value = shmcoll_config_parse_size(text);
         if (value <= 0) {

@@ -21,8 +21,9 @@
       "1: log setup and every fallback with its reason")                                           \
     X(shm_dir, "SHMCOLL_SHM_DIR", STRING, LOCAL, "/dev/shm",                                       \
       "directory for shared segments (tmpfs)")                                                     \
-    X(timeout, "SHMCOLL_TIMEOUT", SECONDS, LOCAL, "300",                                           \
-      "seconds a rank waits for a peer before failing with an error naming it")                    \
+    X(timeout, "SHMCOLL_TIMEOUT", SECONDS, LOCAL, "0",                                             \
+      "seconds a rank waits for a live peer before failing with an error naming it; 0: as long "   \
+      "as the peer lives, as the MPI library waits (a dead peer fails the wait at once)")          \
     X(chunk, "SHMCOLL_CHUNK", SIZE, LOCAL, "256k",                                                 \
       "bytes per pipeline chunk and per-rank slot (shrunk automatically to fit the directory)")    \
     X(lanes, "SHMCOLL_LANES", INT, COMM, "1",                                                      \
@@ -133,7 +134,7 @@
 #define SHMCOLL_KNOB_TYPE_BOOL    int
 #define SHMCOLL_KNOB_TYPE_INT     long
 #define SHMCOLL_KNOB_TYPE_SIZE    size_t
-#define SHMCOLL_KNOB_TYPE_SECONDS double
+#define SHMCOLL_KNOB_TYPE_SECONDS double /* 0 in the environment: no limit, read as INFINITY */
 #define SHMCOLL_KNOB_TYPE_STRING  const char *
 
 /* Every knob's value: a field of the table's name, of its kind's type. */

@@ -134,7 +134,7 @@ shmcoll_status_t shmcoll_compose_pipe_test(shmcoll_group_task_t *t, int i);
  * implementation) where the network has one (group/net.h) and SHMCOLL_NET_BOUNDED is off. */
 shmcoll_status_t shmcoll_compose_net_start(shmcoll_group_task_t *t, int overlapped);
 /* OK once the step is done, else IN_PROGRESS (a blocking task waits for it here, bounded by
- * SHMCOLL_TIMEOUT). */
+ * SHMCOLL_TIMEOUT where it is set). */
 shmcoll_status_t shmcoll_compose_net_test(shmcoll_group_task_t *t);
 /* Whether a network step that nothing overlaps runs as the MPI library's blocking collective
  * (the call blocks, the composition does not poll, the network has one, SHMCOLL_NET_BOUNDED is

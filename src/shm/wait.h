@@ -1,11 +1,13 @@
-/* Bounded waiting on a shared flag.
+/* Waiting on a shared flag, never past a dead peer.
  *
  * Spin with pause for a while (the peer is usually running on another core and about to write),
  * then sched_yield between polls — at once when the node has more ranks than CPUs, since then the
  * peer we wait for may need our CPU — and, in such a team, once the wait has lasted a while,
- * sleep on the flag until its writer wakes us (shm/sleep.h). Every wait has a deadline
- * (SHMCOLL_TIMEOUT) and checks that the peer it waits for is alive, so a dead or stopped peer
- * becomes an error naming it, never a hang. */
+ * sleep on the flag until its writer wakes us (shm/sleep.h). Every wait checks that the peer it
+ * waits for is alive, so a dead peer becomes an error naming it, never a hang. A live peer is
+ * waited for as long as it takes unless SHMCOLL_TIMEOUT sets a deadline: a rank that computes or
+ * writes a checkpoint for an hour before the collective the others wait in is a legal program,
+ * and the MPI library waits for it too. */
 #ifndef SHMCOLL_SHM_WAIT_H
 #define SHMCOLL_SHM_WAIT_H
 
