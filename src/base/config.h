@@ -23,7 +23,7 @@
       "directory for shared segments (tmpfs)")                                                     \
     X(timeout, "SHMCOLL_TIMEOUT", SECONDS, LOCAL, "0",                                             \
       "seconds a rank waits for a live peer before failing with an error naming it; 0: as long "   \
-      "as the peer lives, as the MPI library waits (a dead peer fails the wait at once)")          \
+      "as the peer lives, as the MPI library waits (a dead peer fails the wait within 50 ms)")     \
     X(chunk, "SHMCOLL_CHUNK", SIZE, LOCAL, "256k",                                                 \
       "bytes per pipeline chunk and per-rank slot (shrunk automatically to fit the directory)")    \
     X(lanes, "SHMCOLL_LANES", INT, COMM, "1",                                                      \
