@@ -20,8 +20,8 @@ the inputs and how to read all of it.
 Environment: APPS_NP (default: cores), APPS_ROUNDS (3), APPS_OVERSUB_NP (2 x APPS_NP; 0 skips),
 APPS (comma-separated subset of: cp2k, lammps-melt, lammps-pppm, lammps-pppm-coll, qe, mpi4py,
 hpcc), APPS_TIMEOUT (seconds per run, 1800), APPS_SHMCOLL_ENV (more environment for the preloaded
-runs, e.g. "SHMCOLL_SHM_BUDGET=64M SHMCOLL_CALIBRATE=0"), APPS_OUTPUT (the name of the outputs in build/
-instead of "apps": build/<name>/, build/<name>.csv ...).
+runs, e.g. "SHMCOLL_SHM_BUDGET=64M SHMCOLL_CALIBRATE=0"), APPS_OUTPUT (the name of the outputs in
+build/ instead of "apps": build/<name>/, build/<name>.csv ...).
 """
 import csv
 import gzip
@@ -390,8 +390,13 @@ def hpcc_prepare(run_dir, p):
     write(run_dir, "hpccinf.txt", "\n".join(lines) + "\n")
 
 
+def hpcc_summary(text):
+    """The "name=value" lines of the output's summary section."""
+    return dict(re.findall(r"^(\w+)=(\S+)$", text, re.M))
+
+
 def hpcc_results(text):
-    summary = dict(re.findall(r"^(\w+)=(\S+)$", text, re.M))
+    summary = hpcc_summary(text)
     out = {k: summary[k] for k in HPCC_ANSWERS if k in summary}
     if out:
         out["checks_passed"] = str(len(re.findall(r"\bPASSED\b|\(passed\)", text)))
@@ -402,7 +407,7 @@ def hpcc_results(text):
 def hpcc_timers(text):
     """MPIFFT's phases (MPIFFT_time0-4 summed: its transpositions are MPI_Alltoall), then HPL's,
     PTRANS's and MPIRandomAccess's times."""
-    summary = dict(re.findall(r"^(\w+)=(\S+)$", text, re.M))
+    summary = hpcc_summary(text)
     if "HPL_time" not in summary:
         return []
     fft = sum(float(summary.get(f"MPIFFT_time{i}", 0)) for i in range(5))

@@ -58,7 +58,7 @@ static void parse_knob(const char *env, const char *kind, const char *deflt, voi
             *(long *)field = value;
     } else if (!strcmp(kind, "SECONDS")) {
         double value = strtod(text, &end);
-        if (end == text || *end || !(value >= 0) || isinf(value)) {
+        if (end == text || *end || !(value >= 0)) { /* negative or NaN */
             shmcoll_log_warn("%s=%s is not a number of seconds (0: no limit); using %s", env, text,
                              deflt);
             value = strtod(deflt, NULL);
