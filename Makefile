@@ -36,9 +36,9 @@ build-%:
 bench: deps build-mpich
 	bash scripts/run-bench.sh mpich $(NPROCS) $(BENCH_ARGS)
 
-# Real applications, natively and preloaded (scripts/run-apps.py; APPS_NP, APPS_ROUNDS,
-# APPS_OVERSUB_NP, APPS): the report on standard output and in build/apps.txt, build/apps.csv and
-# build/apps.png. Builds both flavours: the applications' packages choose the MPI library.
+# Real applications, natively and preloaded (scripts/run-apps.py; APPS_NP, APPS_ROUNDS, APPS,
+# APPS_OVERSUB_NP, APPS_CLUSTER): the report on standard output and in build/apps.txt,
+# build/apps.csv and build/apps.png. Builds both flavours: the applications' packages choose the MPI library.
 apps-deps: deps
 	@bash scripts/install-apps.sh
 

@@ -8,6 +8,8 @@
 #
 # Options:
 #   --cyclic                rank r on node r mod NODES
+#   --np N                  N ranks instead of NODES x PPN (at most that many): the first nodes
+#                           fill (in blocks) or the round-robin stops early (--cyclic)
 #   --env KEY=VALUE         environment variable for the ranks (repeatable); an LD_PRELOAD given
 #                           here comes after the test shim
 #   --timeout SECONDS       hard limit for the whole job (default 120)
@@ -51,11 +53,12 @@ shift 3
 case $flavour in mpich | openmpi) ;; *) usage ;; esac
 [[ $nodes =~ ^[1-9][0-9]*$ && $ppn =~ ^[1-9][0-9]*$ ]] || usage
 
-cyclic=0 timeout=120 grace=10 failure_grace=10 accept_finalize_hang=0 yield=1 tag=0 show_markers=0 dry_run=0
+np=0 cyclic=0 timeout=120 grace=10 failure_grace=10 accept_finalize_hang=0 yield=1 tag=0 show_markers=0 dry_run=0
 envs=() launcher_args=() user_preload="" fail_patterns=()
 while [ $# -gt 0 ]; do
     case $1 in
     --cyclic) cyclic=1 ;;
+    --np) np=${2:?} && shift ;;
     --env)
         [[ ${2:-} == *=* ]] || usage
         if [[ $2 == LD_PRELOAD=* ]]; then user_preload=${2#LD_PRELOAD=}; else envs+=("$2"); fi
@@ -77,7 +80,8 @@ while [ $# -gt 0 ]; do
     shift
 done
 [ $# -ge 1 ] || usage
-np=$((nodes * ppn))
+if ! [[ $np =~ ^[0-9]+$ ]] || [ "$np" -gt $((nodes * ppn)) ]; then usage; fi
+[ "$np" -gt 0 ] || np=$((nodes * ppn))
 
 have=$(bash "$cluster" nodes)
 if [ "$have" -lt "$nodes" ]; then

@@ -21,7 +21,10 @@ Environment: APPS_NP (default: cores), APPS_ROUNDS (3), APPS_OVERSUB_NP (2 x APP
 APPS (comma-separated subset of: cp2k, lammps-melt, lammps-pppm, lammps-pppm-coll, qe, mpi4py,
 hpcc), APPS_TIMEOUT (seconds per run, 1800), APPS_SHMCOLL_ENV (more environment for the preloaded
 runs, e.g. "SHMCOLL_SHM_BUDGET=64M SHMCOLL_CALIBRATE=0"), APPS_OUTPUT (the name of the outputs in
-build/ instead of "apps": build/<name>/, build/<name>.csv ...).
+build/ instead of "apps": build/<name>/, build/<name>.csv ...), APPS_CLUSTER (NODESxPPN, e.g. 2x2,
+or 2x2c for round-robin placement: every run spans that many simulated nodes of
+scripts/cluster.sh, brought up for the run when none is and taken down after it; p = NODES x PPN;
+APPS_NP and the oversubscribed round are not used).
 """
 import csv
 import gzip
@@ -43,6 +46,21 @@ if not re.fullmatch(r"[\w.-]+", NAME):
     sys.exit(f"run-apps: APPS_OUTPUT={NAME!r}: a file name in build/, without a directory")
 OUT = os.path.join(BUILD, NAME)
 NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eEdD][-+]?\d+)?"
+
+
+def cluster_layout():
+    """APPS_CLUSTER's (nodes, ppn, cyclic), or None for runs on this machine alone."""
+    value = os.environ.get("APPS_CLUSTER", "").strip()
+    if not value:
+        return None
+    m = re.fullmatch(r"([1-9]\d*)x([1-9]\d*)(c?)", value)
+    if not m:
+        sys.exit(f"run-apps: APPS_CLUSTER={value!r}: NODESxPPN, e.g. 2x2 (2x2c: round-robin)")
+    return int(m.group(1)), int(m.group(2)), m.group(3) == "c"
+
+
+CLUSTER = cluster_layout()
+CLUSTER_SH = os.path.join(ROOT, "scripts", "cluster.sh")
 
 
 def env_int(name, default):
@@ -500,10 +518,20 @@ def launch(app, flavour, p, mode, tag, timeout, extra_env=None):
            "LD_PRELOAD": os.path.join(lib, "libshmcoll-profile.so")}
     if mode != "native":
         env["LD_PRELOAD"] += " " + os.path.join(lib, "libshmcoll.so")
-        env["SHMCOLL_SHM_DIR"] = shm_dir
+        if not CLUSTER:  # a node's /dev/shm is its own: the segments go to its default place
+            env["SHMCOLL_SHM_DIR"] = shm_dir
         env.update(shmcoll_env())
     env.update(extra_env or {})
-    if flavour == "openmpi":
+    if CLUSTER:
+        # cluster-run.sh bounds the job itself (exit 124: a hang before MPI_Finalize, 125: in
+        # it) and leaves no process inside the nodes; the ranks start in this run's directory.
+        nodes, ppn, cyclic = CLUSTER
+        cmd = ["bash", os.path.join(ROOT, "scripts", "cluster-run.sh"), flavour, str(nodes),
+               str(ppn), "--timeout", str(timeout)] + (["--cyclic"] if cyclic else [])
+        for k, v in env.items():
+            cmd += ["--env", f"{k}={v}"]
+        cmd.append("--")
+    elif flavour == "openmpi":
         cmd = ["mpiexec.openmpi", "-n", str(p), "--oversubscribe", "--mca", "mpi_yield_when_idle",
                "1", "--mca", "btl_vader_backing_directory", shm_dir]
         if os.geteuid() == 0:
@@ -522,7 +550,8 @@ def launch(app, flavour, p, mode, tag, timeout, extra_env=None):
         proc = subprocess.Popen(cmd, cwd=run.dir, stdout=out, stderr=err,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
         try:
-            run.rc = proc.wait(timeout=timeout)
+            run.rc = proc.wait(timeout=timeout + (60 if CLUSTER else 0))
+            run.timed_out = bool(CLUSTER) and run.rc in (124, 125)
         except subprocess.TimeoutExpired:
             run.timed_out = True
         finally:  # a timeout, or this script interrupted: end the launcher and its ranks
@@ -534,7 +563,7 @@ def launch(app, flavour, p, mode, tag, timeout, extra_env=None):
     leftovers = []
     for base, _, files in os.walk(shm_dir):
         leftovers += [os.path.join(base, f) for f in files]
-    run.leftover_shm = len(leftovers)
+    run.leftover_shm = len(leftovers) + cluster_leftovers()
     shutil.rmtree(shm_dir, ignore_errors=True)
     shutil.rmtree(os.path.join(run.dir, "qe-tmp"), ignore_errors=True)
     stdout = read(os.path.join(run.dir, "stdout"))
@@ -550,6 +579,40 @@ def launch(app, flavour, p, mode, tag, timeout, extra_env=None):
     print(f"run-apps: {app.name:17} {tag:14} p={p} {run.wall:8.2f} s  {state}"
           f"{'' if run.results else '  (no results found)'}", flush=True)
     return run
+
+
+def cluster_leftovers():
+    """Files left in the simulated nodes' own /dev/shm (each an empty tmpfs when it came up),
+    which a run removes from the nodes; 0 without a cluster."""
+    if not CLUSTER:
+        return 0
+    count = 0
+    for i in range(CLUSTER[0]):
+        listing = subprocess.run(["bash", CLUSTER_SH, "exec", str(i), "sh", "-c",
+                                  "ls -A /dev/shm; rm -rf /dev/shm/* /dev/shm/.[!.]*"],
+                                 capture_output=True, text=True).stdout
+        count += len(listing.split())
+    return count
+
+
+def cluster_up():
+    """Brings up APPS_CLUSTER's nodes unless enough are up; returns whether it did (and so must
+    take them down)."""
+    if not CLUSTER:
+        return False
+    have = int(subprocess.run(["bash", CLUSTER_SH, "nodes"], capture_output=True,
+                              text=True).stdout.strip() or 0)
+    if have >= CLUSTER[0]:
+        return False
+    if have:
+        sys.exit(f"run-apps: a simulated cluster of {have} node(s) is up, {CLUSTER[0]} needed: "
+                 "scripts/cluster.sh down first")
+    reason = subprocess.run(["bash", CLUSTER_SH, "skip-reason"], capture_output=True,
+                            text=True).stdout.strip()
+    if reason:
+        sys.exit(f"run-apps: APPS_CLUSTER: no simulated cluster here: {reason}")
+    subprocess.run(["bash", CLUSTER_SH, "up", str(CLUSTER[0])], check=True)
+    return True
 
 
 def parse_profile(text):
@@ -713,9 +776,9 @@ def profile_lines(rows, indent="    ", top=8):
 def main():
     # SIGTERM ends a run like Ctrl-C: through launch's cleanup of the run in progress.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    np_ = env_int("APPS_NP", os.cpu_count() or 1)
+    np_ = CLUSTER[0] * CLUSTER[1] if CLUSTER else env_int("APPS_NP", os.cpu_count() or 1)
     rounds = max(1, env_int("APPS_ROUNDS", 3))
-    over_np = env_int("APPS_OVERSUB_NP", 2 * np_)
+    over_np = 0 if CLUSTER else env_int("APPS_OVERSUB_NP", 2 * np_)
     timeout = env_int("APPS_TIMEOUT", 1800)
     wanted = [a for a in os.environ.get("APPS", "").split(",") if a.strip()]
     unknown = [a for a in wanted if a not in {app.name for app in APPS}]
@@ -726,10 +789,32 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     load = os.getloadavg()[0]
     started = time.strftime("%Y-%m-%d %H:%M:%S")
-    print(f"run-apps: p={np_}, {rounds} round(s), oversubscribed p={over_np or 'skipped'}, "
-          f"{os.cpu_count()} cores, load average {load:.2f} at the start; runs under build/{NAME}/",
-          flush=True)
+    print(f"run-apps: p={np_}{where()}, {rounds} round(s), oversubscribed p="
+          f"{over_np or 'skipped'}, {os.cpu_count()} cores, load average {load:.2f} at the start; "
+          f"runs under build/{NAME}/", flush=True)
+    took_up = cluster_up()
+    try:
+        summary = run_all(apps, np_, rounds, over_np, timeout, load, started)
+    finally:
+        if took_up:
+            subprocess.run(["bash", CLUSTER_SH, "down"])
+    failed = [r for s in summary for r in s[2] + s[3] + [s[4]] + s[5]
+              if r.rc != 0 or r.timed_out]
+    return 1 if failed else 0
 
+
+def where():
+    """How the ranks are placed, for the report's first lines."""
+    if not CLUSTER:
+        return ""
+    nodes, ppn, cyclic = CLUSTER
+    return (f" across {nodes} simulated nodes x {ppn} ranks "
+            f"({'round-robin' if cyclic else 'in blocks'}; scripts/cluster.sh)")
+
+
+def run_all(apps, np_, rounds, over_np, timeout, load, started):
+    """Every application's rounds; the report after each (an interrupted run keeps the finished
+    ones). Returns the summary rows."""
     summary = []
     for app in apps:
         binary = app.binary or mpi4py_binary()
@@ -764,14 +849,12 @@ def main():
 
     if summary:
         print(text, end="")
-    failed = [r for s in summary for r in s[2] + s[3] + [s[4]] + s[5]
-              if r.rc != 0 or r.timed_out]
-    return 1 if failed else 0
+    return summary
 
 
 def report(summary, np_, rounds, over_np, load, started):
     extra = " ".join(f"{k}={v}" for k, v in shmcoll_env().items())
-    out = ["", f"apps: p={np_}, {rounds} round(s) alternating native/preloaded, started "
+    out = ["", f"apps: p={np_}{where()}, {rounds} round(s) alternating native/preloaded, started "
            f"{started}, {os.cpu_count()} cores, load average {load:.2f} at the start (the machine "
            "may be shared: see the spreads)"
            + (f"; preloaded runs with {extra}" if extra else ""),
@@ -850,7 +933,7 @@ def write_csv(summary, np_, rounds, load, started):
     path = os.path.join(BUILD, f"{NAME}.csv")
     with open(path, "w", newline="") as f:
         extra = " ".join(f"{k}={v}" for k, v in shmcoll_env().items())
-        f.write(f"# make apps: p={np_}, rounds={rounds}, started {started}, "
+        f.write(f"# make apps: p={np_}{where()}, rounds={rounds}, started {started}, "
                 f"{os.cpu_count()} cores, load average {load:.2f} at the start"
                 + (f", preloaded with {extra}" if extra else "") + "\n")
         w = csv.writer(f)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make test-cluster: the MPI test programs of build/mpich and build/openmpi across a simulated
 # cluster (scripts/cluster.sh, docs/CLUSTER.md) at 2x2 and 3x2 in blocks and 2x2 round-robin,
-# with build/<mpi>/lib/libshmcoll.so preloaded into the programs not linked with it (*_plain).
+# with build/<mpi>/lib/libshmcoll.so preloaded into the programs not linked with it (*_plain);
+# then MPICH's core conformance tests across two nodes, round-robin, natively and preloaded at the
+# shipped defaults (scripts/run-conformance.sh cluster; not with --program or --layout).
 #
 # Each run goes through tests/mpi/run_mpi.py --cluster (scripts/cluster-run.sh underneath), which
 # bounds it, checks its exit status and PASS line and that no segment is left in any node's
@@ -42,6 +44,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 [ ${#mpis[@]} -gt 0 ] || mpis=(mpich openmpi)
+layouts_given=${#layouts[@]}
 [ ${#layouts[@]} -gt 0 ] || layouts=(2x2 3x2 2x2c)
 
 reason=$(bash scripts/cluster.sh skip-reason)
@@ -201,6 +204,19 @@ for mpi in "${mpis[@]}"; do
     done
 done
 rm -f "$log"
+if [ ${#only[@]} -eq 0 ] && [ "$layouts_given" -eq 0 ] && [ ${#envs[@]} -eq 0 ]; then
+    conformance=$(mktemp)
+    bash scripts/run-conformance.sh cluster "${mpis[@]}" 2>&1 | tee "$conformance"
+    counts=$(tail -1 "$conformance" | sed -n 's/^conformance: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+    rm -f "$conformance"
+    if [ -n "$counts" ]; then
+        passed=$((passed + ${counts% *}))
+        failed=$((failed + ${counts#* }))
+    else
+        echo "FAIL the conformance tests across the cluster ended without their count"
+        failed=$((failed + 1))
+    fi
+fi
 if [ "$not_run" -gt 0 ]; then
     echo "FAIL $not_run run(s) not started: the time budget of $budget s was used up"
     failed=$((failed + not_run))

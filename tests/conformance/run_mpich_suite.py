@@ -28,14 +28,25 @@ test passes, as MPICH's runtests has it, when the job exits 0 and prints a line 
     has, and programs that did not build (under Open MPI: the MPICH extensions it lacks; under
     MPICH every program must build, so a missing one fails).
 
-With --list FILE only the tests FILE names run: lines `dir/program np [arg=...] [flavour=F]`, each
-taking the options of that program's testlist line (the first one whose args match, if args are
-given) and running at the np FILE gives; a line with flavour=F runs under that MPI library only. The last line printed is `<label>: N passed, M failed`.
+With --cluster NODES (NODESc: round-robin) every run, native and preloaded, spans that many
+simulated nodes (scripts/cluster.sh up NODES first; docs/CLUSTER.md) through
+scripts/cluster-run.sh at np of at least 2 x NODES (a rank alone on its node is left to the MPI
+library): ceil(np / NODES) ranks per node, the first nodes filled first (or rank r on node r mod
+NODES), shared memory inside a node and TCP between. A job cluster-run.sh ends as
+hung (its exit 124 or 125) is reported as a hang (under MPICH a hang inside MPICH's own
+MPI_Finalize after every rank got there is accepted, as make test-cluster accepts it), and a
+preloaded run that leaves a file in a node's own /dev/shm fails.
+
+With --list FILE only the tests FILE names run: lines `dir/program np [arg=...] [flavour=F]
+[cluster_np=N]`, each taking the options of that program's testlist line (the first one whose args
+match, if args are given) and running at the np FILE gives (across the cluster at cluster_np where
+given); a line with flavour=F runs under that MPI library only. The last line printed is `<label>: N passed, M failed`.
 """
 import argparse
 import os
 import re
 import shlex
+import subprocess
 import sys
 import time
 
@@ -62,6 +73,7 @@ class Test:
         self.mpiversion = options.get("mpiversion")
         self.result_test = options.get("resultTest")
         self.source = source  # "file:line" of the testlist entry
+        self.cluster_np = None  # --list's cluster_np=N: the np across the cluster
 
     @property
     def name(self):
@@ -151,6 +163,8 @@ def select(tests, list_file, flavour):
             test = Test(directory, program, np or base.np, {}, base.source)
             test.__dict__.update({k: v for k, v in base.__dict__.items()
                                   if k not in ("np", "directory", "program")})
+            if "cluster_np" in options:
+                test.cluster_np = int(options["cluster_np"])
             chosen.append(test)
     return chosen
 
@@ -177,9 +191,50 @@ def memory_gb():
     return 0.0
 
 
-def verdict(rc, out, err, timeout):
+CLUSTER_SCRIPTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "scripts")
+
+
+def cluster_spec(spec):
+    """--cluster's (nodes, cyclic)."""
+    m = re.fullmatch(r"([1-9]\d*)(c?)", spec)
+    if not m:
+        raise argparse.ArgumentTypeError(f"--cluster takes NODES or NODESc, not {spec!r}")
+    return int(m.group(1)), m.group(2) == "c"
+
+
+def cluster_launcher(flavour, cluster, np, env, timeout, mpiexec_args):
+    """The words before the program of a run across the simulated cluster (cluster-run.sh bounds
+    it itself, `timeout` seconds)."""
+    nodes, cyclic = cluster
+    cmd = ["bash", os.path.join(CLUSTER_SCRIPTS, "cluster-run.sh"), flavour, str(nodes),
+           str(-(-np // nodes)), "--np", str(np), "--timeout", str(int(timeout) + 1)]
+    cmd += ["--cyclic"] if cyclic else []
+    # MPICH 4.0.2 over UCX's TCP often hangs in its own MPI_Finalize once every rank got there
+    # (docs/CLUSTER.md): accepted, as make test-cluster accepts it.
+    if flavour == "mpich":
+        cmd += ["--finalize-grace", "3", "--accept-finalize-hang"]
+    for key, value in env:
+        cmd += ["--env", f"{key}={value}"]
+    for word in mpiexec_args:
+        cmd += ["--launcher-arg", word]
+    return cmd + ["--"]
+
+
+def cluster_shm_files(cluster):
+    """Files in the nodes' own /dev/shm ('node<i>:name'), which are removed."""
+    left = []
+    for i in range(cluster[0] if cluster else 0):
+        listing = subprocess.run(["bash", os.path.join(CLUSTER_SCRIPTS, "cluster.sh"), "exec",
+                                  str(i), "sh", "-c", "ls -A /dev/shm; rm -rf /dev/shm/*"],
+                                 capture_output=True, text=True).stdout
+        left += [f"node{i}:{name}" for name in listing.split()]
+    return left
+
+
+def verdict(rc, out, err, timeout, cluster=None):
     """None if the run passed, else why not."""
-    if rc is None:
+    if rc is None or (cluster and rc in (124, 125)):
         return f"hang: no exit within {timeout:.0f} s (killed)"
     if rc != 0:
         return f"exit status {rc}" + ("" if NO_ERRORS_RE.search(out + err) else
@@ -207,6 +262,8 @@ def main():
     parser.add_argument("--label", help="name in the final line (default mpich-suite-<flavour>)")
     parser.add_argument("--report", help="also write the failures' report to this file")
     parser.add_argument("--logs", help="directory for the whole output of each preloaded run")
+    parser.add_argument("--cluster", type=cluster_spec, metavar="NODES[c]",
+                        help="every run across the simulated cluster (see above)")
     args = parser.parse_args()
 
     mpiexec = args.mpiexec or f"mpiexec.{args.flavour}"
@@ -242,6 +299,14 @@ def main():
     if args.only:
         tests = [t for t in tests if any(re.search(p, t.name) for p in args.only)]
 
+    def np_of(test):
+        """The ranks a test runs at: its np up to --max-np; across the cluster at least two a
+        node (a rank alone on its node is left to the MPI library)."""
+        np = test.np
+        if args.cluster:
+            np = test.cluster_np or max(test.np, 2 * args.cluster[0])
+        return min(np, args.max_np)
+
     cores = os.cpu_count() or 1
     memory = memory_gb()
     version = mpi_version(args.flavour)
@@ -251,7 +316,7 @@ def main():
     print(f"{label}: {len(tests)} tests from {root}, preloading {lib}; np capped at "
           f"{args.max_np}, {cores} cores", flush=True)
     for index, test in enumerate(tests, 1):
-        np = min(test.np, args.max_np)
+        np = np_of(test)
         tag = f"[{index}/{len(tests)}] {test.name}" + (f" (np {np})" if np != test.np else "")
         program = os.path.join(root, test.directory, test.program)
         why_skip = None
@@ -278,10 +343,19 @@ def main():
 
         limit = float(test.time_limit) if test.time_limit else args.default_time_limit
         timeout = limit * max(1.0, np / cores)
-        cmd_args = test.mpiexec_args + [program] + test.args
-        native_cmd = launcher(args.flavour, mpiexec, np, test.env) + cmd_args
-        rc, out, err, secs = run_job(native_cmd, os.path.dirname(program), timeout)
-        why = verdict(rc, out, err, timeout)
+        def launch(env, timeout):
+            """The command of one run; the runner's own bound, a little past the cluster's."""
+            if args.cluster:
+                return (cluster_launcher(args.flavour, args.cluster, np, env, timeout,
+                                         test.mpiexec_args) + [program] + test.args,
+                        timeout + 30)
+            return (launcher(args.flavour, mpiexec, np, env) + test.mpiexec_args + [program]
+                    + test.args, timeout)
+
+        cluster_shm_files(args.cluster)
+        native_cmd, bound = launch(test.env, timeout)
+        rc, out, err, secs = run_job(native_cmd, os.path.dirname(program), bound)
+        why = verdict(rc, out, err, timeout, args.cluster)
         if why:
             skipped.append((test, f"fails natively ({why})"))
             print(f"SKIP {tag}: fails natively ({why}, {secs:.1f} s)", flush=True)
@@ -296,9 +370,13 @@ def main():
         outcome = []  # (settings, why or None, seconds, stats note) of each preloaded run
         for settings, values in PRELOADS:
             env = list(test.env) + preload_env(lib, values)
-            preload_cmd = launcher(args.flavour, mpiexec, np, env) + cmd_args
-            rc, out, err, secs = run_job(preload_cmd, os.path.dirname(program), timeout)
-            why = verdict(rc, out, err, timeout)
+            cluster_shm_files(args.cluster)
+            preload_cmd, bound = launch(env, timeout)
+            rc, out, err, secs = run_job(preload_cmd, os.path.dirname(program), bound)
+            why = verdict(rc, out, err, timeout, args.cluster)
+            left = cluster_shm_files(args.cluster)
+            if not why and left:
+                why = f"file(s) left in the nodes' /dev/shm: {' '.join(left)}"
             stats = HANDLED_RE.findall(out + err)
             if args.logs:
                 name = re.sub(r"[^\w.=-]+", "_", test.name)
@@ -337,7 +415,7 @@ def main():
               f"{len(skipped)} skipped, {elapsed:.0f} s; shmcoll handled {handled_total} calls"]
     for entry in failed:
         test, why, output = entry[0], entry[1], entry[2]
-        report.append(f"FAILED preloaded: {test.name} (np {min(test.np, args.max_np)}; "
+        report.append(f"FAILED preloaded: {test.name} (np {np_of(test)}; "
                       f"{test.source}): {why}")
         if len(entry) > 3:
             report.append(f"    run: {entry[3]}")
