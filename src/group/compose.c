@@ -112,14 +112,18 @@ static shmcoll_status_t tuned(const shmcoll_group_t *group, const shmcoll_coll_a
     return SHMCOLL_OK;
 }
 
+__thread const char *shmcoll_group_declined;
+
 /* Checks a composed collective and runs its init in `t`: OK (t ready, or t->ops NULL when the
  * call moves nothing), NOT_SUPPORTED (every member alike) or a failure. */
 static shmcoll_status_t compose_start(shmcoll_group_t *group, const shmcoll_coll_args_t *args,
                                       int blocking, shmcoll_group_task_t *t) {
+    shmcoll_group_declined = NULL;
     const shmcoll_compose_ops_t *ops = shmcoll_group_compose_find(group, args);
-    if (!ops) return SHMCOLL_ERR_NOT_SUPPORTED;
+    if (!ops) return shmcoll_compose_decline("across nodes: no composition of this collective");
     int form;
-    SHMCOLL_CHECK(tuned(group, args, &form));
+    if (tuned(group, args, &form) == SHMCOLL_ERR_NOT_SUPPORTED)
+        return shmcoll_compose_decline("across nodes: tuned to the MPI library's own (@mpi)");
     if (!form && args->kind == SHMCOLL_KIND_ALLREDUCE) /* a form the measurement tries */
         form = allreduce_form_named(args->row);
     if (group->team->failed) return group->team->failed;
@@ -127,7 +131,7 @@ static shmcoll_status_t compose_start(shmcoll_group_t *group, const shmcoll_coll
     if (info->rooted && (args->root < 0 || args->root >= group->size)) return SHMCOLL_ERR_INVALID;
     if (info->reduces && (!args->op || args->op->size == 0 || args->op->extent < args->op->size ||
                           (!args->op->kernel && !args->op->user_fn)))
-        return SHMCOLL_ERR_NOT_SUPPORTED;
+        return shmcoll_compose_decline("across nodes: no kernel for this op and datatype");
     *t = (shmcoll_group_task_t){.group = group,
                                 .args = args,
                                 .name = shmcoll_coll_kind_name(args->kind),
@@ -167,6 +171,7 @@ static shmcoll_status_t compose_step(shmcoll_group_task_t *t) {
 }
 
 shmcoll_status_t shmcoll_group_run(shmcoll_group_t *group, const shmcoll_coll_args_t *args) {
+    shmcoll_group_declined = NULL;
     if (group->map.nnodes == 1)
         return group->team ? shmcoll_coll_run(group->team, args) : SHMCOLL_ERR_NOT_SUPPORTED;
     SHMCOLL_CHECK(group_drain(group));

@@ -59,6 +59,17 @@ struct shmcoll_group_task {
 
 #define SHMCOLL_COMPOSE_STATE(t, type) ((type *)(void *)(t)->state)
 
+/* Why this thread's last shmcoll_group_run (or start across nodes) was declined
+ * (SHMCOLL_ERR_NOT_SUPPORTED), for the log of its fallback (SHMCOLL_VERBOSE=1, SHMCOLL_STATS=1);
+ * NULL: no reason given. Cleared as each starts. */
+extern __thread const char *shmcoll_group_declined;
+
+/* Declines a composition's call for `why` (a string constant): SHMCOLL_ERR_NOT_SUPPORTED. */
+static inline shmcoll_status_t shmcoll_compose_decline(const char *why) {
+    shmcoll_group_declined = why;
+    return SHMCOLL_ERR_NOT_SUPPORTED;
+}
+
 /* The composition serving `args` on `group`, or NULL (the call falls back). */
 const shmcoll_compose_ops_t *shmcoll_group_compose_find(const shmcoll_group_t *group,
                                                         const shmcoll_coll_args_t *args);

@@ -117,7 +117,9 @@ static shmcoll_status_t alltoall_init(shmcoll_group_task_t *t) {
         for (int n = 0; n < nnodes; n++)
             largest = map->node_size[n] > largest ? map->node_size[n] : largest;
         if (s->block > shmcoll_config()->net_alltoall_max / ((size_t)largest * p))
-            return SHMCOLL_ERR_NOT_SUPPORTED;
+            return shmcoll_compose_decline("across nodes: a node's blocks above "
+                                           "SHMCOLL_NET_ALLTOALL_MAX (the MPI library's own "
+                                           "exchange moves each block once)");
     }
     const int leader = shmcoll_compose_leads(t, 0);
     size_t words = s->uniform ? 0 : 2 * (size_t)p;

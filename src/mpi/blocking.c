@@ -51,7 +51,10 @@ static shmcoll_status_t sequence(shmcoll_mpi_call_t *call, const shmcoll_mpi_col
         status = shmcoll_mpi_call_reject(call, "tuned: the MPI library's own");
         shmcoll_mpi_repeat_keep_theirs(call, desc, margs, turn->bytes, &turn->hold);
     }
-    if (status == SHMCOLL_OK && !call->algo) status = shmcoll_group_run(call->group, &call->args);
+    if (status == SHMCOLL_OK && !call->algo) {
+        status = shmcoll_group_run(call->group, &call->args);
+        if (status == SHMCOLL_ERR_NOT_SUPPORTED) call->reason = shmcoll_group_declined;
+    }
     return shmcoll_mpi_call_finish(call, status);
 }
 
