@@ -528,6 +528,8 @@ def launch(app, flavour, p, mode, tag, timeout, extra_env=None):
         nodes, ppn, cyclic = CLUSTER
         cmd = ["bash", os.path.join(ROOT, "scripts", "cluster-run.sh"), flavour, str(nodes),
                str(ppn), "--timeout", str(timeout)] + (["--cyclic"] if cyclic else [])
+        if flavour == "mpich":  # MPICH 4.0.2's own hang in MPI_Finalize over TCP (CLUSTER.md)
+            cmd += ["--finalize-grace", "3", "--accept-finalize-hang"]
         for k, v in env.items():
             cmd += ["--env", f"{k}={v}"]
         cmd.append("--")
