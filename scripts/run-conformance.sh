@@ -21,7 +21,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
-mode=${1:?usage: run-conformance.sh core|full [mpich] [openmpi]}
+mode=${1:?usage: run-conformance.sh core|full|cluster [mpich] [openmpi]}
 shift
 case $mode in
 core | full | cluster) ;;

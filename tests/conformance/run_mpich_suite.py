@@ -32,15 +32,17 @@ With --cluster NODES (NODESc: round-robin) every run, native and preloaded, span
 simulated nodes (scripts/cluster.sh up NODES first; docs/CLUSTER.md) through
 scripts/cluster-run.sh at np of at least 2 x NODES (a rank alone on its node is left to the MPI
 library): ceil(np / NODES) ranks per node, the first nodes filled first (or rank r on node r mod
-NODES), shared memory inside a node and TCP between. A job cluster-run.sh ends as
-hung (its exit 124 or 125) is reported as a hang (under MPICH a hang inside MPICH's own
-MPI_Finalize after every rank got there is accepted, as make test-cluster accepts it), and a
-preloaded run that leaves a file in a node's own /dev/shm fails.
+NODES), shared memory inside a node and TCP between. A job cluster-run.sh ends as hung (its exit
+124 or 125) is reported as a hang (under MPICH a hang inside MPICH's own MPI_Finalize after every
+rank got there is accepted, as make test-cluster accepts it), and a preloaded run that leaves a
+file in a node's own /dev/shm fails.
 
 With --list FILE only the tests FILE names run: lines `dir/program np [arg=...] [flavour=F]
-[cluster_np=N]`, each taking the options of that program's testlist line (the first one whose args
-match, if args are given) and running at the np FILE gives (across the cluster at cluster_np where
-given); a line with flavour=F runs under that MPI library only. The last line printed is `<label>: N passed, M failed`.
+[cluster_np=N]`, each taking the options of that program's testlist line (the first one whose
+args match, if args are given) and running at the np FILE gives (across the cluster at cluster_np
+where given); a line with flavour=F runs under that MPI library only.
+
+The last line printed is `<label>: N passed, M failed`.
 """
 import argparse
 import os
@@ -343,6 +345,7 @@ def main():
 
         limit = float(test.time_limit) if test.time_limit else args.default_time_limit
         timeout = limit * max(1.0, np / cores)
+
         def launch(env, timeout):
             """The command of one run; the runner's own bound, a little past the cluster's."""
             if args.cluster:
