@@ -13,6 +13,7 @@
 #   cluster.sh bytes NODE          bytes and packets NODE sent and received on its network interface
 #   cluster.sh shape RATE|off      tc tbf shaping of every node's link, both directions
 #   cluster.sh reap                kill every process left inside the nodes (not the holders)
+#   cluster.sh sweep-shm           list (node<i>:NAME) and remove what is in the nodes' own /dev/shm
 #   cluster.sh skip-reason         why a cluster cannot be made here, or nothing
 #
 # A node is a set of network, UTS, IPC and mount namespaces held by one long-lived process (the
@@ -293,6 +294,18 @@ cmd_reap() {
     echo "cluster.sh: killed ${#pids[@]} process(es) left inside the nodes" >&2
 }
 
+# What a job left in the nodes' own /dev/shm (each an empty tmpfs when the node came up): one line
+# node<i>:NAME per entry, then the entries are removed.
+cmd_sweep_shm() {
+    local n i pid name
+    n=$(recorded_nodes)
+    for ((i = 0; i < n; i++)); do
+        pid=$(holder_pid "$i")
+        nsenter -t "$pid" --mount -- ls -A /dev/shm | while read -r name; do echo "node$i:$name"; done
+        nsenter -t "$pid" --mount -- find /dev/shm -mindepth 1 -delete
+    done
+}
+
 cmd_down() {
     local n i pid
     n=$(recorded_nodes)
@@ -413,6 +426,7 @@ main() {
     bytes) cmd_bytes "$@" ;;
     shape) cmd_shape "$@" ;;
     reap) cmd_reap ;;
+    sweep-shm) cmd_sweep_shm ;;
     skip-reason) skip_reason ;;
     head-address) echo "$HEAD_ADDR" ;;
     subnet) echo "$NET.0/24" ;;

@@ -112,7 +112,7 @@ static shmcoll_status_t tuned(const shmcoll_group_t *group, const shmcoll_coll_a
     return SHMCOLL_OK;
 }
 
-__thread const char *shmcoll_group_declined;
+__thread const char *shmcoll_group_declined __attribute__((tls_model("initial-exec")));
 
 /* Checks a composed collective and runs its init in `t`: OK (t ready, or t->ops NULL when the
  * call moves nothing), NOT_SUPPORTED (every member alike) or a failure. */
@@ -171,7 +171,6 @@ static shmcoll_status_t compose_step(shmcoll_group_task_t *t) {
 }
 
 shmcoll_status_t shmcoll_group_run(shmcoll_group_t *group, const shmcoll_coll_args_t *args) {
-    shmcoll_group_declined = NULL;
     if (group->map.nnodes == 1)
         return group->team ? shmcoll_coll_run(group->team, args) : SHMCOLL_ERR_NOT_SUPPORTED;
     SHMCOLL_CHECK(group_drain(group));
@@ -490,6 +489,18 @@ int shmcoll_compose_all_blocks(const shmcoll_group_map_t *map) {
     for (int n = 0; n < map->nnodes; n++)
         if (!shmcoll_group_map_block(map, n)) return 0;
     return 1;
+}
+
+shmcoll_status_t shmcoll_compose_order_fits(const shmcoll_reduce_op_t *op,
+                                            const shmcoll_group_map_t *map) {
+    if (op->commutative || shmcoll_compose_all_blocks(map)) return SHMCOLL_OK;
+    return shmcoll_compose_decline(
+        "across nodes: a non-commutative op on nodes that are not blocks of consecutive ranks");
+}
+
+shmcoll_status_t shmcoll_compose_count_fits(size_t count) {
+    if (shmcoll_net_fits(count)) return SHMCOLL_OK;
+    return shmcoll_compose_decline("across nodes: a count above INT_MAX for the network step");
 }
 
 void shmcoll_compose_transfer(shmcoll_group_task_t *t, int from, int to, const void *src, void *dst,

@@ -59,10 +59,11 @@ struct shmcoll_group_task {
 
 #define SHMCOLL_COMPOSE_STATE(t, type) ((type *)(void *)(t)->state)
 
-/* Why this thread's last shmcoll_group_run (or start across nodes) was declined
- * (SHMCOLL_ERR_NOT_SUPPORTED), for the log of its fallback (SHMCOLL_VERBOSE=1, SHMCOLL_STATS=1);
- * NULL: no reason given. Cleared as each starts. */
-extern __thread const char *shmcoll_group_declined;
+/* Why this thread's last composition across nodes was declined (SHMCOLL_ERR_NOT_SUPPORTED), for
+ * the log of its fallback (SHMCOLL_VERBOSE=1, SHMCOLL_STATS=1); NULL: no reason given. Cleared
+ * as each starts; a call on one node neither sets nor clears it (no cost on its path), so it is
+ * read only after a composition. */
+extern __thread const char *shmcoll_group_declined __attribute__((tls_model("initial-exec")));
 
 /* Declines a composition's call for `why` (a string constant): SHMCOLL_ERR_NOT_SUPPORTED. */
 static inline shmcoll_status_t shmcoll_compose_decline(const char *why) {
@@ -211,6 +212,13 @@ int shmcoll_compose_contiguous(int size, const size_t *cnt, const size_t *displ,
 
 /* Whether every node holds a block of consecutive ranks. */
 int shmcoll_compose_all_blocks(const shmcoll_group_map_t *map);
+
+/* A composition's checks of its call, each OK or its decline (shmcoll_compose_decline): a
+ * reduction by `op` composes where the op commutes or the nodes are blocks of consecutive ranks
+ * (node order is then rank order); `count` elements must fit a network step's int count. */
+shmcoll_status_t shmcoll_compose_order_fits(const shmcoll_reduce_op_t *op,
+                                            const shmcoll_group_map_t *map);
+shmcoll_status_t shmcoll_compose_count_fits(size_t count);
 
 /* Sets up t->node_args as a transfer of `bytes` from node rank `from` to node rank `to` of this
  * node (a node gatherv rooted at `to` in which only `from` sends; every member of the node takes

@@ -71,9 +71,7 @@ static shmcoll_status_t allreduce_init(shmcoll_group_task_t *t) {
     const shmcoll_group_map_t *map = &g->map;
     const shmcoll_coll_args_t *a = t->args;
     compose_allreduce_t *s = SHMCOLL_COMPOSE_STATE(t, compose_allreduce_t);
-    if (!a->op->commutative && !shmcoll_compose_all_blocks(map))
-        return shmcoll_compose_decline(
-            "across nodes: a non-commutative op on nodes that are not blocks of consecutive ranks");
+    SHMCOLL_CHECK(shmcoll_compose_order_fits(a->op, map));
     *s = (compose_allreduce_t){.span = shmcoll_reduce_op_span(a->op, a->count), .share = -1};
     shmcoll_allreduce_plan(a->count, a->op->extent, g->net.nchannels,
                            shmcoll_compose_net_may_block(t), t->form, &s->plan);

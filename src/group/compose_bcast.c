@@ -37,8 +37,7 @@ static shmcoll_status_t bcast_init(shmcoll_group_task_t *t) {
     compose_bcast_t *s = SHMCOLL_COMPOSE_STATE(t, compose_bcast_t);
     const size_t count = t->args->count;
     const int nnodes = t->group->map.nnodes;
-    if (!shmcoll_net_fits(count))
-        return shmcoll_compose_decline("across nodes: a count above INT_MAX for the network step");
+    SHMCOLL_CHECK(shmcoll_compose_count_fits(count));
     *s = (compose_bcast_t){.root_node = t->group->map.node_of[t->args->root],
                            .root_rank = t->group->map.node_rank[t->args->root]};
     const int large = count >= shmcoll_config()->net_split;

@@ -31,11 +31,8 @@ static shmcoll_status_t reduce_init(shmcoll_group_task_t *t) {
     const shmcoll_group_t *g = t->group;
     const shmcoll_coll_args_t *a = t->args;
     compose_reduce_t *s = SHMCOLL_COMPOSE_STATE(t, compose_reduce_t);
-    if (!a->op->commutative && !shmcoll_compose_all_blocks(&g->map))
-        return shmcoll_compose_decline(
-            "across nodes: a non-commutative op on nodes that are not blocks of consecutive ranks");
-    if (!shmcoll_net_fits(a->count))
-        return shmcoll_compose_decline("across nodes: a count above INT_MAX for the network step");
+    SHMCOLL_CHECK(shmcoll_compose_order_fits(a->op, &g->map));
+    SHMCOLL_CHECK(shmcoll_compose_count_fits(a->count));
     s->root_node = g->map.node_of[a->root];
     s->root_rank = g->map.node_rank[a->root];
     s->span = shmcoll_reduce_op_span(a->op, a->count);

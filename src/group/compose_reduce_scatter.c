@@ -46,9 +46,7 @@ static shmcoll_status_t reduce_scatter_init(shmcoll_group_task_t *t) {
     compose_reduce_scatter_t *s = SHMCOLL_COMPOSE_STATE(t, compose_reduce_scatter_t);
     const int p = g->size, nnodes = map->nnodes, ns = map->node_size[g->node];
     *s = (compose_reduce_scatter_t){.blocks = shmcoll_compose_all_blocks(map)};
-    if (!op->commutative && !s->blocks)
-        return shmcoll_compose_decline(
-            "across nodes: a non-commutative op on nodes that are not blocks of consecutive ranks");
+    SHMCOLL_CHECK(shmcoll_compose_order_fits(op, map));
     s->heap.arena =
         shmcoll_compose_malloc(((size_t)nnodes + (size_t)p + 2 * (size_t)ns) * sizeof(size_t));
     if (!s->heap.arena) return SHMCOLL_ERR_NO_MEMORY;

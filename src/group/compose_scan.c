@@ -38,8 +38,7 @@ static shmcoll_status_t scan_init(shmcoll_group_task_t *t) {
     if (!shmcoll_compose_all_blocks(map))
         return shmcoll_compose_decline("across nodes: a scan on nodes that are not blocks of "
                                        "consecutive ranks");
-    if (!shmcoll_net_fits(a->count))
-        return shmcoll_compose_decline("across nodes: a count above INT_MAX for the network step");
+    SHMCOLL_CHECK(shmcoll_compose_count_fits(a->count));
     const int ns = map->node_size[g->node], nr = map->node_rank[g->rank];
     *s = (compose_scan_t){.exclusive = a->kind == SHMCOLL_KIND_EXSCAN,
                           .has_total = g->node < map->nnodes - 1,

@@ -53,7 +53,8 @@ static shmcoll_status_t sequence(shmcoll_mpi_call_t *call, const shmcoll_mpi_col
     }
     if (status == SHMCOLL_OK && !call->algo) {
         status = shmcoll_group_run(call->group, &call->args);
-        if (status == SHMCOLL_ERR_NOT_SUPPORTED) call->reason = shmcoll_group_declined;
+        if (status == SHMCOLL_ERR_NOT_SUPPORTED && call->group->map.nnodes > 1)
+            call->reason = shmcoll_group_declined;
     }
     return shmcoll_mpi_call_finish(call, status);
 }

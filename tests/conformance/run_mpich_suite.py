@@ -224,14 +224,12 @@ def cluster_launcher(flavour, cluster, np, env, timeout, mpiexec_args):
 
 
 def cluster_shm_files(cluster):
-    """Files in the nodes' own /dev/shm ('node<i>:name'), which are removed."""
-    left = []
-    for i in range(cluster[0] if cluster else 0):
-        listing = subprocess.run(["bash", os.path.join(CLUSTER_SCRIPTS, "cluster.sh"), "exec",
-                                  str(i), "sh", "-c", "ls -A /dev/shm; rm -rf /dev/shm/*"],
-                                 capture_output=True, text=True).stdout
-        left += [f"node{i}:{name}" for name in listing.split()]
-    return left
+    """Files in the nodes' own /dev/shm ('node<i>:name'), which are removed; none without a
+    cluster."""
+    if not cluster:
+        return []
+    return subprocess.run(["bash", os.path.join(CLUSTER_SCRIPTS, "cluster.sh"), "sweep-shm"],
+                          capture_output=True, text=True).stdout.split()
 
 
 def verdict(rc, out, err, timeout, cluster=None):
