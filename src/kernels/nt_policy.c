@@ -18,6 +18,8 @@
 size_t shmcoll_kernel_usable_cache(size_t llc, size_t l2, int ncores_sharing_llc,
                                    int llc_inclusive) {
     if (!llc) return 0;
+    if (ncores_sharing_llc > 0 && llc / (size_t)ncores_sharing_llc > SHMCOLL_LLC_PER_CORE_MAX)
+        llc = (size_t)ncores_sharing_llc * SHMCOLL_LLC_PER_CORE_MAX;
     if (llc_inclusive || ncores_sharing_llc <= 0) return llc;
     return llc + (size_t)ncores_sharing_llc * l2;
 }

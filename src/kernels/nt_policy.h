@@ -31,11 +31,24 @@ typedef enum shmcoll_nt_mode {
  * about and read as auto. */
 shmcoll_nt_mode_t shmcoll_kernel_nt_mode(void);
 
+/* The most last-level cache a core is taken to have: above every processor we know of (AMD's
+ * stacked-cache parts hold 12 MiB a core, Intel's Xeons 2-5 MiB). A topology that shows more (a
+ * 2-vCPU guest sees its host's 260 MiB L3 "shared by 2 cores") shows the cache of a host whose
+ * other cores and guests fill it too: there 16 MiB blocks of alltoall at p = 2, 128 MiB of
+ * buffers in all, copy at memory speed (a memcpy per byte 1.8 times slower at 32 MiB than at 16),
+ * yet counted as cached they kept temporal stores, which read every line before overwriting it.
+ * Capped (p = 2, the library before and after alternated twice, shmcoll-bench --min-size 1M):
+ * alltoall of 16 MiB blocks 1.10-1.25x the MPI library's time, from 0.95-1.01x (MPICH), and
+ * 1.08-1.35x, from 0.94-1.03x (Open MPI); allgather 64 MiB 1.22-1.38x from 0.90-1.16x (MPICH),
+ * 16 MiB 1.41-1.58x from 0.95-1.11x (Open MPI). */
+#define SHMCOLL_LLC_PER_CORE_MAX ((size_t)16 << 20)
+
 /* The cache a working set can occupy before temporal stores start to evict it: the last-level
  * cache when it is inclusive (L2 lines are copies of LLC lines), the LLC plus the L2 of each of
  * the p = ncores_sharing_llc cores when it is not (Skylake-SP and later: L2 lines are not in
- * the L3, so both hold distinct data). Pass l2 = 0 when the LLC is itself the L2, or unknown.
- * 0 when llc is 0 (the topology does not say). */
+ * the L3, so both hold distinct data). The LLC counts at most SHMCOLL_LLC_PER_CORE_MAX per core
+ * sharing it. Pass l2 = 0 when the LLC is itself the L2, or unknown. 0 when llc is 0 (the
+ * topology does not say). */
 size_t shmcoll_kernel_usable_cache(size_t llc, size_t l2, int ncores_sharing_llc,
                                    int llc_inclusive);
 

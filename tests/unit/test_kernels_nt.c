@@ -360,6 +360,15 @@ static void test_usable_cache(void) {
     }
     CHECK(shmcoll_kernel_usable_cache(8 * MiB, MiB, 0, 0) == 8 * MiB,
           "unknown core count: C = LLC");
+    /* A guest of 2 vCPUs shown its host's 260 MiB L3: 16 MiB a core of it, plus the L2s. */
+    CHECK(shmcoll_kernel_usable_cache(260 * MiB, 2 * MiB, 2, 0) == 36 * MiB,
+          "a host's LLC seen by 2 cores: C = %zu",
+          shmcoll_kernel_usable_cache(260 * MiB, 2 * MiB, 2, 0));
+    CHECK(shmcoll_kernel_usable_cache(260 * MiB, 2 * MiB, 2, 1) == 32 * MiB,
+          "a host's inclusive LLC seen by 2 cores: C = 32 MiB");
+    /* 12 MiB a core (AMD's stacked cache, 96 MiB for 8 cores) is a real processor's: kept. */
+    CHECK(shmcoll_kernel_usable_cache(96 * MiB, MiB, 8, 0) == 104 * MiB,
+          "96 MiB for 8 cores: C = LLC + 8 * L2");
 }
 
 static void test_decide(void) {
