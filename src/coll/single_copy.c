@@ -255,7 +255,7 @@ shmcoll_status_t shmcoll_coll_gather_single(shmcoll_task_t *task, coll_single_t 
             const int q = (me + c->i) % p;
             const size_t bytes = coll_bytes_count(blocks, q);
             coll_copy(task, recvbuf + coll_bytes_displ(blocks, q),
-                      coll_slot(ch, q, c->step, bytes <= SHMCOLL_INLINE_BYTES), bytes);
+                      coll_slot(ch, q, c->step, bytes <= SHMCOLL_POST_PAYLOAD_BYTES), bytes);
         }
         shmcoll_channel_ack(ch, c->step);
         if (c->exposed)
@@ -270,8 +270,9 @@ shmcoll_status_t shmcoll_coll_gather_single(shmcoll_task_t *task, coll_single_t 
         if (my_count) {
             SHMCOLL_AWAIT(task, &c->pc,
                           shmcoll_channel_test_claim_slot(
-                              ch, c->step, my_count <= SHMCOLL_INLINE_BYTES, &task->wait));
-            coll_copy(task, (void *)coll_slot(ch, me, c->step, my_count <= SHMCOLL_INLINE_BYTES),
+                              ch, c->step, my_count <= SHMCOLL_POST_PAYLOAD_BYTES, &task->wait));
+            coll_copy(task,
+                      (void *)coll_slot(ch, me, c->step, my_count <= SHMCOLL_POST_PAYLOAD_BYTES),
                       mine, my_count);
             shmcoll_channel_post(ch, c->step);
         }

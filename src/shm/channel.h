@@ -52,6 +52,14 @@ typedef struct shmcoll_post_block {
 
 _Static_assert(sizeof(shmcoll_post_block_t) == SHMCOLL_FLAG_ALIGN, "a post block is two lines");
 
+/* A step that publishes nothing in aux may take the inline area and aux as one payload of the
+ * post block's two lines, which its readers fetch with the flag (the inline area already spans
+ * both): a block of 65-120 bytes then needs no line of the data buffer. */
+#define SHMCOLL_POST_PAYLOAD_BYTES (SHMCOLL_INLINE_BYTES + SHMCOLL_AUX_BYTES)
+_Static_assert(offsetof(shmcoll_post_block_t, aux) ==
+                   offsetof(shmcoll_post_block_t, inline_data) + SHMCOLL_INLINE_BYTES,
+               "the inline area and aux are one payload");
+
 typedef struct shmcoll_ack_block {
     shmcoll_flag_t step;
 } __attribute__((aligned(SHMCOLL_FLAG_ALIGN))) shmcoll_ack_block_t;

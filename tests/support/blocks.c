@@ -5,10 +5,12 @@
 
 #include <string.h>
 
-size_t blocks_sizes(int rounds, int p, size_t big, size_t sizes[6]) {
-    static const size_t small[] = {0, 1, 7, 64, 65, 1000}, cheap[] = {0, 7, 1000};
+size_t blocks_sizes(int rounds, int p, size_t big, size_t sizes[BLOCKS_SIZES_MAX]) {
+    static const size_t small[BLOCKS_SIZES_MAX] = {0, 1, 7, 60, 64, 65, 120, 121, 1000};
+    static const size_t cheap[] = {0, 7, 1000};
     const size_t many[] = {1000, 5000, big};
-    const size_t *pick = rounds ? many : p > 16 ? cheap : small, n = rounds || p > 16 ? 3 : 6;
+    const size_t *pick = rounds ? many : p > 16 ? cheap : small;
+    const size_t n = rounds || p > 16 ? 3 : BLOCKS_SIZES_MAX;
     memcpy(sizes, pick, n * sizeof *sizes);
     return n;
 }

@@ -7,11 +7,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The block sizes in bytes a movement test runs for team size p: {0, 1, 7, 64, 65, 1000} (64 and 65
- * on both sides of the inline path), from p = 17 on {0, 7, 1000}, and with 4 KiB chunks (`rounds`)
- * {1000, 5000, big}, which need many pipeline rounds. Fills sizes[] (6 entries); returns how
- * many. */
-size_t blocks_sizes(int rounds, int p, size_t big, size_t sizes[6]);
+/* The most block sizes blocks_sizes gives. */
+#define BLOCKS_SIZES_MAX 9
+
+/* The block sizes in bytes a movement test runs for team size p: {0, 1, 7, 60, 64, 65, 120, 121,
+ * 1000} (64 and 65 on both sides of the inline area, 120 and 121 of the post block's payload, and
+ * 60 at p = 2 a scatter's whole post block), from p = 17 on {0, 7, 1000}, and with 4 KiB chunks
+ * (`rounds`) {1000, 5000, big}, which need many pipeline rounds. Fills sizes[]
+ * (BLOCKS_SIZES_MAX entries); returns how many. */
+size_t blocks_sizes(int rounds, int p, size_t big, size_t sizes[BLOCKS_SIZES_MAX]);
 
 /* The n bytes of the block that `src` sends to `dst`. */
 void blocks_fill(unsigned char *out, size_t n, uint64_t seed, int src, int dst);

@@ -227,7 +227,7 @@ int team_cases_run_sizes(int argc, char **argv, team_harness_body_fn body,
 
 int team_cases_rooted_body(shmcoll_team_t *team, const team_cases_mode_t *mode, uint64_t salt,
                            team_cases_rooted_fn plain, team_cases_rooted_fn v) {
-    size_t sizes[6];
+    size_t sizes[BLOCKS_SIZES_MAX];
     const size_t nsizes = blocks_sizes(mode->rounds, team->size,
                                        100000 / (size_t)team_harness_scale_down() + 3, sizes);
     int roots[TEAM_HARNESS_MAX_P];

@@ -3,13 +3,13 @@
  * Every member can generate every member's block (a byte stream keyed by seed and source rank), so
  * each member builds the exact image its whole receive buffer must have afterwards, guard zones
  * and the gaps between allgatherv blocks included (poison that must stay untouched), and compares
- * it byte for byte. Cases: p in {1,2,3,4,5,7,8,13,16} (plus a cheap p = 31) x byte counts {0, 1,
- * 7, 64, 65 (both sides of the inline path), 1000} x in place or not x aligned or misaligned
- * buffers; then the same team sizes again with 4 KiB chunks (SHMCOLL_CHUNK=4k) and counts that
- * need tens of pipeline rounds. allgatherv blocks are uneven, some empty, placed in a
- * non-monotonic order with gaps between them. Send buffers are allocated at their exact size, so
- * an over-read shows under AddressSanitizer, and must come back unchanged. Team sizes may be given
- * on the command line. */
+ * it byte for byte. Cases: p in {1,2,3,4,5,7,8,13,16} (plus a cheap p = 31) x byte counts
+ * blocks_sizes gives (blocks.h: both sides of the inline area and of the post block) x in place or
+ * not x aligned or misaligned buffers; then the same team sizes again with 4 KiB chunks
+ * (SHMCOLL_CHUNK=4k) and counts that need tens of pipeline rounds. allgatherv blocks are uneven,
+ * some empty, placed in a non-monotonic order with gaps between them. Send buffers are allocated at
+ * their exact size, so an over-read shows under AddressSanitizer, and must come back unchanged.
+ * Team sizes may be given on the command line. */
 #include "blocks.h"
 #include "select/team_coll.h"
 #include "team_cases.h"
@@ -93,7 +93,7 @@ out:
 static int body(shmcoll_team_t *team, void *arg) {
     const team_cases_mode_t *mode = arg;
     /* 4 KiB chunks: 5000 bytes take 2 rounds, the big count ~25 (allgather pieces are chunks). */
-    size_t sizes[6];
+    size_t sizes[BLOCKS_SIZES_MAX];
     const size_t nsizes = blocks_sizes(mode->rounds, team->size,
                                        100000 / (size_t)team_harness_scale_down() + 3, sizes);
     uint64_t index = 0;

@@ -4,9 +4,9 @@
  * Every member can generate every block (a byte stream keyed by seed, source and destination), so
  * each member builds the exact image its whole receive buffer must have afterwards, guard zones
  * and the gaps between alltoallv blocks included (poison that must stay untouched), and compares
- * it byte for byte. Cases: p in {1,2,3,4,5,7,8,13,16} (plus a cheap p = 31) x block sizes {0, 1,
- * 7, 64, 65, 1000} x in place or not x aligned or misaligned buffers; then with 4 KiB chunks
- * (SHMCOLL_CHUNK=4k) sizes that need up to ~80 rounds (alltoall cuts a chunk into p pieces).
+ * it byte for byte. Cases: p in {1,2,3,4,5,7,8,13,16} (plus a cheap p = 31) x block sizes
+ * blocks_sizes gives (blocks.h) x in place or not x aligned or misaligned buffers; then with 4 KiB
+ * chunks (SHMCOLL_CHUNK=4k) sizes that need up to ~80 rounds (alltoall cuts a chunk into p pieces).
  * alltoallv counts differ per pair, some empty, and both sides place their blocks in a
  * non-monotonic order with gaps, or the senders let their blocks overlap (legal for send
  * buffers); in place the counts are symmetric, as MPI requires.
@@ -395,7 +395,7 @@ static void mixed_sequence(shmcoll_team_t *team, int calls) {
 static int body(shmcoll_team_t *team, void *arg) {
     const team_cases_mode_t *mode = arg;
     /* 4 KiB chunks cut into p pieces: the big size takes about 5 * p rounds. */
-    size_t sizes[6];
+    size_t sizes[BLOCKS_SIZES_MAX];
     const size_t nsizes = blocks_sizes(mode->rounds, team->size,
                                        20000 / (size_t)team_harness_scale_down() + 3, sizes);
     uint64_t index = 0;

@@ -4,13 +4,13 @@
  * the root builds the exact image its whole receive buffer must have afterwards, guard zones and
  * the gaps between gatherv blocks included (poison that must stay untouched), and compares it byte
  * for byte; a non-root passes either no receive buffer or a poisoned one that must stay untouched.
- * Cases: p in {1,2,3,4,5,7,8,13,16} (plus a cheap p = 31) x byte counts {0, 1, 7, 64, 65, 1000} x
- * every root for p <= 5, else {0, p-1, p/2} x in place at the root or not x aligned or misaligned
- * buffers; then the same team sizes again with 4 KiB chunks (SHMCOLL_CHUNK=4k) and counts that
- * need many pipeline rounds. gatherv blocks are uneven, some empty (the root's own too), placed in
- * a non-monotonic order with gaps; non-roots pass NULL counts and displacements (read at the root
- * only). Send buffers are allocated at their exact size, so an over-read shows under
- * AddressSanitizer, and must come back unchanged. Finally the many-round cases once more with
+ * Cases: p in {1,2,3,4,5,7,8,13,16} (plus a cheap p = 31) x byte counts {0, 1, 7, 60, 64, 65, 120,
+ * 121, 1000} x every root for p <= 5, else {0, p-1, p/2} x in place at the root or not x aligned or
+ * misaligned buffers; then the same team sizes again with 4 KiB chunks (SHMCOLL_CHUNK=4k) and
+ * counts that need many pipeline rounds. gatherv blocks are uneven, some empty (the root's own
+ * too), placed in a non-monotonic order with gaps; non-roots pass NULL counts and displacements
+ * (read at the root only). Send buffers are allocated at their exact size, so an over-read shows
+ * under AddressSanitizer, and must come back unchanged. Finally the many-round cases once more with
  * single copy from 6 KiB blocks on but 4 KiB chunks, so gatherv cannot skip the agreement step:
  * the root must report single-copy exactly when the longest block reaches 6 KiB, and the blocks
  * between a chunk and 6 KiB, too long for a slot, must arrive intact too. Team sizes may be given

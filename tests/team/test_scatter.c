@@ -3,9 +3,9 @@
  * The root sends member r the byte stream keyed by (seed, root, r), which every member can
  * generate, so each member checks its whole receive buffer, guard zones included, byte for byte,
  * and the root checks that its send buffer came back unchanged. Cases: p in {1,2,3,4,5,7,8,13,16}
- * (plus a cheap p = 31) x byte counts {0, 1, 7, 64, 65, 1000} x every root for p <= 5, else {0,
- * p-1, p/2} x in place at the root (no receive buffer) or not x aligned or misaligned buffers;
- * then the same team sizes again with 4 KiB chunks (SHMCOLL_CHUNK=4k) and counts that need
+ * (plus a cheap p = 31) x byte counts {0, 1, 7, 60, 64, 65, 120, 121, 1000} x every root for p <=
+ * 5, else {0, p-1, p/2} x in place at the root (no receive buffer) or not x aligned or misaligned
+ * buffers; then the same team sizes again with 4 KiB chunks (SHMCOLL_CHUNK=4k) and counts that need
  * hundreds of pipeline rounds (scatter cuts a chunk into p pieces). scatterv blocks are uneven,
  * some empty, taken from the root's buffer in a non-monotonic order with gaps, or overlapping
  * one another (legal for a send buffer); non-roots pass
