@@ -39,7 +39,7 @@ static coll_bytes_t root_blocks(const shmcoll_coll_args_t *a) {
 }
 
 /* The rounds of blocks of up to `longest` bytes, and their working set: pieces of each sender's
- * own buffer (gather; the inline area for small blocks), or of the root's cut into one piece per
+ * own buffer (gather; the post block for small blocks), or of the root's cut into one piece per
  * member (scatter). */
 static void rooted_plan(shmcoll_task_t *task, coll_pipeline_t *s, size_t longest) {
     /* Small blocks ride in the post block with the flag, its aux area included (no step of this
