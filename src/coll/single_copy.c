@@ -293,7 +293,8 @@ static scatter_way_t scatter_way(const shmcoll_team_t *team, const shmcoll_chann
 /* Blocks that fit a p-th of the root's inline area travel there, so a call of small blocks is
  * one line, and its root, which then writes no buffer, may run up to SHMCOLL_POST_RING calls
  * ahead of its readers (a scatterv of 8-byte blocks waited for its reader's acknowledgement
- * every other call). */
+ * every other call). The inline area only, not the post block's whole payload as gather's
+ * senders use it: the root may publish its exposed buffer in aux in the same step. */
 shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_task_t *task, coll_single_t *c,
                                              const char *sendbuf, const coll_bytes_t *blocks,
                                              char *recvbuf, size_t my_count, int root) {
