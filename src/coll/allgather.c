@@ -18,8 +18,8 @@ static shmcoll_status_t allgather_pipeline_init(shmcoll_task_t *task) {
     size_t longest = 0;
     for (int r = 0; r < p; r++)
         if (coll_bytes_count(&blocks, r) > longest) longest = coll_bytes_count(&blocks, r);
-    s->use_inline = longest <= SHMCOLL_INLINE_BYTES;
-    s->piece = s->use_inline ? SHMCOLL_INLINE_BYTES : task->ch->chunk;
+    s->slot = longest <= SHMCOLL_INLINE_BYTES ? SHMCOLL_SLOT_INLINE : SHMCOLL_SLOT_BUFFER;
+    s->piece = s->slot == SHMCOLL_SLOT_INLINE ? SHMCOLL_INLINE_BYTES : task->ch->chunk;
     s->rounds = coll_div_ceil(longest, s->piece);
     s->single = 0;
     s->collect = (coll_collect_t){0};
@@ -51,21 +51,19 @@ static shmcoll_status_t allgather_progress(shmcoll_task_t *task) {
         for (s->round = 0; s->round < s->rounds; s->round++) {
             s->step = shmcoll_channel_next_step(ch);
             if (coll_round_bytes(my_count, s->round, s->piece)) {
-                SHMCOLL_AWAIT(
-                    task, &task->pc,
-                    shmcoll_channel_test_claim_slot(ch, s->step, s->use_inline, &task->wait));
+                SHMCOLL_AWAIT(task, &task->pc,
+                              shmcoll_channel_test_claim_slot(ch, s->step, s->slot, &task->wait));
                 const size_t offset = s->round * s->piece;
                 const size_t n = coll_round_bytes(my_count, s->round, s->piece);
-                coll_copy(task, (void *)coll_slot(ch, me, s->step, s->use_inline), mine + offset,
-                          n);
+                coll_copy(task, (void *)coll_slot(ch, me, s->step, s->slot), mine + offset, n);
                 /* The own block's piece too, while it is in this core's cache, into the
                  * receive buffer as the other blocks' pieces go (coll_copy_out). */
                 coll_copy_out(task, own + offset, mine + offset, n);
             }
             shmcoll_channel_post(ch, s->step);
             SHMCOLL_AWAIT_TEST(&task->pc,
-                               shmcoll_coll_collect_round(task, &s->collect, s->step, s->use_inline,
-                                                          0, &blocks, s->round, s->piece, recvbuf));
+                               shmcoll_coll_collect_round(task, &s->collect, s->step, s->slot, 0,
+                                                          &blocks, s->round, s->piece, recvbuf));
             shmcoll_channel_ack(ch, s->step);
         }
     }

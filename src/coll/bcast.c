@@ -1,15 +1,17 @@
 /* Pipelined broadcast through the root's single-writer slots.
  *
  * The root copies the message chunk by chunk into its two buffers (or the 64-byte inline area of
- * its post flag for tiny messages) and posts each chunk; every other member copies the chunk out
- * and acknowledges. With two buffer parities the root fills chunk k+1 while the others still read
- * chunk k, so root and readers copy concurrently and the segment never grows with the message. */
+ * its post flag for tiny messages, its eager slot for messages that fit one) and posts each chunk;
+ * every other member copies the chunk out and acknowledges. With two buffer parities the root
+ * fills chunk k+1 while the others still read chunk k, so root and readers copy concurrently and
+ * the segment never grows with the message; a root of a stream of small bcasts runs up to
+ * SHMCOLL_EAGER_SLOTS calls ahead (shm/channel.h). */
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 
 typedef struct bcast_pipeline {
     size_t piece;
-    int use_inline;
+    shmcoll_slot_t slot;
     size_t offset; /* of the chunk in hand */
     uint64_t step;
 } bcast_pipeline_t;
@@ -17,8 +19,13 @@ typedef struct bcast_pipeline {
 static shmcoll_status_t bcast_pipeline_init(shmcoll_task_t *task) {
     bcast_pipeline_t *s = SHMCOLL_TASK_STATE(task, bcast_pipeline_t);
     const size_t bytes = task->args->count;
-    s->use_inline = bytes <= SHMCOLL_INLINE_BYTES;
-    s->piece = s->use_inline ? SHMCOLL_INLINE_BYTES : task->ch->chunk;
+    const shmcoll_channel_t *ch = task->ch;
+    s->slot = bytes <= SHMCOLL_INLINE_BYTES ? SHMCOLL_SLOT_INLINE
+              : bytes <= ch->eager          ? SHMCOLL_SLOT_EAGER
+                                            : SHMCOLL_SLOT_BUFFER;
+    s->piece = s->slot == SHMCOLL_SLOT_INLINE  ? SHMCOLL_INLINE_BYTES
+               : s->slot == SHMCOLL_SLOT_EAGER ? ch->eager
+                                               : ch->chunk;
     coll_declare_working_set(task, 2 * bytes, bytes); /* YHCCL Algorithm 3 */
     return SHMCOLL_OK;
 }
@@ -34,14 +41,14 @@ static shmcoll_status_t bcast_pipeline_progress(shmcoll_task_t *task) {
         s->step = shmcoll_channel_next_step(ch);
         if (ch->rank == root) {
             SHMCOLL_AWAIT(task, &task->pc,
-                          shmcoll_channel_test_claim_slot(ch, s->step, s->use_inline, &task->wait));
-            coll_copy(task, (void *)coll_slot(ch, root, s->step, s->use_inline), buf + s->offset,
+                          shmcoll_channel_test_claim_slot(ch, s->step, s->slot, &task->wait));
+            coll_copy(task, (void *)coll_slot(ch, root, s->step, s->slot), buf + s->offset,
                       coll_round_bytes(bytes, s->offset / s->piece, s->piece));
             shmcoll_channel_post(ch, s->step);
         } else {
             SHMCOLL_AWAIT(task, &task->pc,
                           shmcoll_channel_test_post(ch, root, s->step, &task->wait));
-            coll_copy_out(task, buf + s->offset, coll_slot(ch, root, s->step, s->use_inline),
+            coll_copy_out(task, buf + s->offset, coll_slot(ch, root, s->step, s->slot),
                           coll_round_bytes(bytes, s->offset / s->piece, s->piece));
         }
         shmcoll_channel_ack(ch, s->step);

@@ -115,11 +115,21 @@ static inline void coll_reduce(shmcoll_task_t *task, const shmcoll_reduce_op_t *
     task->dav += 3 * n * op->size;
 }
 
-/* Where member r's contribution of `step` sits: the inline area for tiny payloads, else its
- * data buffer. */
+/* Where member r's contribution of `step` sits: its slot of kind `slot` (shm/channel.h). Callers
+ * that know only the inline area and the buffer pass their use_inline flag (0 or 1). */
 static inline const void *coll_slot(const shmcoll_channel_t *ch, int r, uint64_t step,
-                                    int use_inline) {
-    return use_inline ? shmcoll_channel_inline(ch, r, step) : shmcoll_channel_buffer(ch, r, step);
+                                    shmcoll_slot_t slot) {
+    return slot == SHMCOLL_SLOT_INLINE  ? shmcoll_channel_inline(ch, r, step)
+           : slot == SHMCOLL_SLOT_EAGER ? shmcoll_channel_eager(ch, r, step)
+                                        : shmcoll_channel_buffer(ch, r, step);
+}
+
+/* The slot of a payload of `bytes` that one member writes in a step publishing nothing in aux:
+ * the post block's whole payload, an eager slot, or the buffer. */
+static inline shmcoll_slot_t coll_sender_slot(const shmcoll_channel_t *ch, size_t bytes) {
+    return bytes <= SHMCOLL_POST_PAYLOAD_BYTES ? SHMCOLL_SLOT_INLINE
+           : bytes <= ch->eager                ? SHMCOLL_SLOT_EAGER
+                                               : SHMCOLL_SLOT_BUFFER;
 }
 
 /* out = x0 op x1 op ... op x(m-1) over the first m members (m >= 1), where xr is n elements at
@@ -201,7 +211,7 @@ typedef struct coll_collect {
 } coll_collect_t;
 
 shmcoll_status_t shmcoll_coll_collect_round(shmcoll_task_t *task, coll_collect_t *c, uint64_t step,
-                                            int use_inline, size_t slot_offset,
+                                            shmcoll_slot_t slot, size_t slot_offset,
                                             const coll_bytes_t *blocks, size_t round, size_t piece,
                                             char *recvbuf);
 
@@ -308,7 +318,7 @@ typedef struct coll_pipeline {
     int agreeing;          /* a v-variant: agree on the longest block first */
     int single;            /* moves single-copy after agreeing */
     uint64_t mine_longest; /* what this member brings to the agreement */
-    int use_inline;        /* pieces in the inline area */
+    shmcoll_slot_t slot;   /* where the pieces go */
     size_t piece;
     size_t rounds;
     size_t round;

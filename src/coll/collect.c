@@ -10,7 +10,7 @@ static inline int right(const shmcoll_channel_t *ch, int i) {
 }
 
 shmcoll_status_t shmcoll_coll_collect_round(shmcoll_task_t *task, coll_collect_t *c, uint64_t step,
-                                            int use_inline, size_t slot_offset,
+                                            shmcoll_slot_t slot, size_t slot_offset,
                                             const coll_bytes_t *blocks, size_t round, size_t piece,
                                             char *recvbuf) {
     shmcoll_channel_t *ch = task->ch;
@@ -21,7 +21,7 @@ shmcoll_status_t shmcoll_coll_collect_round(shmcoll_task_t *task, coll_collect_t
                       shmcoll_channel_test_post(ch, right(ch, c->i), step, &task->wait));
         const int q = right(ch, c->i);
         coll_copy_out(task, recvbuf + coll_bytes_displ(blocks, q) + round * piece,
-                      (const char *)coll_slot(ch, q, step, use_inline) + slot_offset,
+                      (const char *)coll_slot(ch, q, step, slot) + slot_offset,
                       coll_round_bytes(coll_bytes_count(blocks, q), round, piece));
     }
     SHMCOLL_RESUME_END(&c->pc);

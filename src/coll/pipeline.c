@@ -24,7 +24,7 @@ void shmcoll_coll_pipeline_init(shmcoll_task_t *task, coll_pipeline_t *s,
     s->agreeing = shmcoll_coll_kinds[task->args->kind].varying;
     s->single = 0;
     s->mine_longest = 0;
-    s->use_inline = 0;
+    s->slot = SHMCOLL_SLOT_BUFFER;
     s->agree = (coll_agree_t){0};
     s->single_copy = (coll_single_t){0};
     s->collect = (coll_collect_t){0};
@@ -58,7 +58,7 @@ shmcoll_status_t shmcoll_coll_pipeline_agree(shmcoll_task_t *task, coll_pipeline
 void shmcoll_coll_fill_pieces(shmcoll_task_t *task, const coll_pipeline_t *s, const char *sendbuf,
                               const coll_bytes_t *blocks) {
     shmcoll_channel_t *ch = task->ch;
-    char *slots = (char *)coll_slot(ch, ch->rank, s->step, s->use_inline);
+    char *slots = (char *)coll_slot(ch, ch->rank, s->step, s->slot);
     for (int r = 0; r < ch->size; r++) {
         if (r == ch->rank) continue;
         coll_copy(task, slots + (size_t)r * s->piece,

@@ -2,13 +2,15 @@
  * pipeline serves both, and only what happens in a round depends on the direction.
  *
  * Gather: the root receives every member's block. Round t: every non-root member copies piece t
- * of its block into its buffer (the post block for blocks of at most 120 bytes) and posts; the root
- * copies the pieces out, visiting members from its right-hand neighbour on. Senders run a round
- * ahead thanks to the two parities.
+ * of its block into its buffer (the post block for blocks of at most 120 bytes, an eager slot for
+ * blocks that fit one) and posts; the root copies the pieces out, visiting members from its
+ * right-hand neighbour on. Senders run a round ahead thanks to the two parities, and up to
+ * SHMCOLL_EAGER_SLOTS calls ahead in the post blocks and eager slots.
  *
  * Scatter: the root sends block r of its buffer to member r. The root's buffer of each round is
  * cut into one piece per member (cache-line multiples; the post block when every member's block
- * fits it, so a small scatter moves one post as a bcast does); in round t the root copies piece
+ * fits it, so a small scatter moves one post as a bcast does; its eager slot when they fit that);
+ * in round t the root copies piece
  * t of every member's block into that member's piece and posts, and each member copies its own
  * piece out (receiver-side copy: the readers work in parallel, KNEM-coll's direction for
  * scatter).
@@ -44,14 +46,23 @@ static coll_bytes_t root_blocks(const shmcoll_coll_args_t *a) {
 static void rooted_plan(shmcoll_task_t *task, coll_pipeline_t *s, size_t longest) {
     /* Small blocks ride in the post block with the flag, its aux area included (no step of this
      * pipeline publishes anything there): MPICH, p = 2, a gatherv of 43- and 85-byte blocks took
-     * 0.26-0.29 us a call through the data buffer, 0.18-0.19 in the post block. */
+     * 0.26-0.29 us a call through the data buffer, 0.18-0.19 in the post block. Blocks that fit
+     * an eager slot go there, so the senders of a stream of calls run ahead (shm/channel.h). */
+    const shmcoll_channel_t *ch = task->ch;
     if (gathers(task->args)) {
-        s->use_inline = longest <= SHMCOLL_POST_PAYLOAD_BYTES;
-        s->piece = s->use_inline ? SHMCOLL_POST_PAYLOAD_BYTES : task->ch->chunk;
-    } else { /* every member's piece in the post block when they fit: one step's two lines */
-        s->use_inline = longest * (size_t)task->ch->size <= SHMCOLL_POST_PAYLOAD_BYTES;
-        s->piece = s->use_inline ? SHMCOLL_POST_PAYLOAD_BYTES / (size_t)task->ch->size
-                                 : coll_piece_per_member(task->ch->chunk, task->ch->size);
+        s->slot = coll_sender_slot(ch, longest);
+        s->piece = s->slot == SHMCOLL_SLOT_INLINE  ? SHMCOLL_POST_PAYLOAD_BYTES
+                   : s->slot == SHMCOLL_SLOT_EAGER ? ch->eager
+                                                   : ch->chunk;
+    } else if (longest * (size_t)ch->size <= SHMCOLL_POST_PAYLOAD_BYTES) {
+        s->slot = SHMCOLL_SLOT_INLINE; /* one step's two lines */
+        s->piece = SHMCOLL_POST_PAYLOAD_BYTES / (size_t)ch->size;
+    } else if (longest <= coll_piece_per_member(ch->eager, ch->size)) {
+        s->slot = SHMCOLL_SLOT_EAGER;
+        s->piece = coll_piece_per_member(ch->eager, ch->size);
+    } else {
+        s->slot = SHMCOLL_SLOT_BUFFER;
+        s->piece = coll_piece_per_member(ch->chunk, ch->size);
     }
     s->rounds = coll_div_ceil(longest, s->piece);
     coll_declare_working_set(task, longest * (size_t)(task->ch->size + 1), longest);
@@ -95,27 +106,26 @@ static shmcoll_status_t rooted_progress(shmcoll_task_t *task) {
                 if (me != root && coll_round_bytes(my_count, s->round, s->piece)) {
                     SHMCOLL_AWAIT(
                         task, &task->pc,
-                        shmcoll_channel_test_claim_slot(ch, s->step, s->use_inline, &task->wait));
-                    coll_copy(task, (void *)coll_slot(ch, me, s->step, s->use_inline),
+                        shmcoll_channel_test_claim_slot(ch, s->step, s->slot, &task->wait));
+                    coll_copy(task, (void *)coll_slot(ch, me, s->step, s->slot),
                               sendbuf + s->round * s->piece,
                               coll_round_bytes(my_count, s->round, s->piece));
                 }
                 shmcoll_channel_post(ch, s->step);
                 if (me == root)
                     SHMCOLL_AWAIT_TEST(&task->pc, shmcoll_coll_collect_round(
-                                                      task, &s->collect, s->step, s->use_inline, 0,
+                                                      task, &s->collect, s->step, s->slot, 0,
                                                       &blocks, s->round, s->piece, recvbuf));
             } else if (me == root) { /* the root fills the pieces ... */
-                SHMCOLL_AWAIT(
-                    task, &task->pc,
-                    shmcoll_channel_test_claim_slot(ch, s->step, s->use_inline, &task->wait));
+                SHMCOLL_AWAIT(task, &task->pc,
+                              shmcoll_channel_test_claim_slot(ch, s->step, s->slot, &task->wait));
                 shmcoll_coll_fill_pieces(task, s, sendbuf, &blocks);
                 shmcoll_channel_post(ch, s->step);
             } else if (coll_round_bytes(my_count, s->round, s->piece)) { /* ... members copy out */
                 SHMCOLL_AWAIT(task, &task->pc,
                               shmcoll_channel_test_post(ch, root, s->step, &task->wait));
                 coll_copy_out(task, recvbuf + s->round * s->piece,
-                              (const char *)coll_slot(ch, root, s->step, s->use_inline) +
+                              (const char *)coll_slot(ch, root, s->step, s->slot) +
                                   (size_t)me * s->piece,
                               coll_round_bytes(my_count, s->round, s->piece));
             }

@@ -255,7 +255,7 @@ shmcoll_status_t shmcoll_coll_gather_single(shmcoll_task_t *task, coll_single_t 
             const int q = (me + c->i) % p;
             const size_t bytes = coll_bytes_count(blocks, q);
             coll_copy(task, recvbuf + coll_bytes_displ(blocks, q),
-                      coll_slot(ch, q, c->step, bytes <= SHMCOLL_POST_PAYLOAD_BYTES), bytes);
+                      coll_slot(ch, q, c->step, coll_sender_slot(ch, bytes)), bytes);
         }
         shmcoll_channel_ack(ch, c->step);
         if (c->exposed)
@@ -270,9 +270,8 @@ shmcoll_status_t shmcoll_coll_gather_single(shmcoll_task_t *task, coll_single_t 
         if (my_count) {
             SHMCOLL_AWAIT(task, &c->pc,
                           shmcoll_channel_test_claim_slot(
-                              ch, c->step, my_count <= SHMCOLL_POST_PAYLOAD_BYTES, &task->wait));
-            coll_copy(task,
-                      (void *)coll_slot(ch, me, c->step, my_count <= SHMCOLL_POST_PAYLOAD_BYTES),
+                              ch, c->step, coll_sender_slot(ch, my_count), &task->wait));
+            coll_copy(task, (void *)coll_slot(ch, me, c->step, coll_sender_slot(ch, my_count)),
                       mine, my_count);
             shmcoll_channel_post(ch, c->step);
         }
@@ -281,20 +280,39 @@ shmcoll_status_t shmcoll_coll_gather_single(shmcoll_task_t *task, coll_single_t 
     SHMCOLL_RESUME_END(&c->pc);
 }
 
-/* Where scatter's one step puts member q's block of n bytes in the root's slots. */
-typedef enum { SCATTER_SINGLE, SCATTER_INLINE, SCATTER_PIECE } scatter_way_t;
+/* Where scatter's one step puts member q's block of n bytes in the root's slots: single-copy, in
+ * q's part of the inline area, of the eager slot, or of the buffer (`piece` bytes). */
+typedef enum { SCATTER_SINGLE, SCATTER_INLINE, SCATTER_EAGER, SCATTER_PIECE } scatter_way_t;
 
 static scatter_way_t scatter_way(const shmcoll_team_t *team, const shmcoll_channel_t *ch, size_t n,
                                  size_t piece) {
     if (block_single(team, n, piece)) return SCATTER_SINGLE;
-    return n <= SHMCOLL_INLINE_BYTES / (size_t)ch->size ? SCATTER_INLINE : SCATTER_PIECE;
+    if (n <= SHMCOLL_INLINE_BYTES / (size_t)ch->size) return SCATTER_INLINE;
+    return n <= coll_piece_per_member(ch->eager, ch->size) ? SCATTER_EAGER : SCATTER_PIECE;
+}
+
+/* Where member q's block of scatter's one step lies in the root's slots of `step`. */
+static char *scatter_place(const shmcoll_channel_t *ch, int root, uint64_t step, int q,
+                           scatter_way_t way, size_t piece) {
+    switch (way) {
+    case SCATTER_INLINE:
+        return (char *)shmcoll_channel_inline(ch, root, step) +
+               (size_t)q * (SHMCOLL_INLINE_BYTES / (size_t)ch->size);
+    case SCATTER_EAGER:
+        return (char *)shmcoll_channel_eager(ch, root, step) +
+               (size_t)q * coll_piece_per_member(ch->eager, ch->size);
+    default:
+        return (char *)shmcoll_channel_buffer(ch, root, step) + (size_t)q * piece;
+    }
 }
 
 /* Blocks that fit a p-th of the root's inline area travel there, so a call of small blocks is
  * one line, and its root, which then writes no buffer, may run up to SHMCOLL_POST_RING calls
  * ahead of its readers (a scatterv of 8-byte blocks waited for its reader's acknowledgement
- * every other call). The inline area only, not the post block's whole payload as gather's
- * senders use it: the root may publish its exposed buffer in aux in the same step. */
+ * every other call); blocks that fit a p-th of its eager slot go there, and a root that writes
+ * no buffer runs SHMCOLL_EAGER_SLOTS calls ahead. The inline area only, not the post block's
+ * whole payload as gather's senders use it: the root may publish its exposed buffer in aux in
+ * the same step. */
 shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_task_t *task, coll_single_t *c,
                                              const char *sendbuf, const coll_bytes_t *blocks,
                                              char *recvbuf, size_t my_count, int root) {
@@ -302,16 +320,18 @@ shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_task_t *task, coll_single_t
     const shmcoll_team_t *team = task->team;
     const int me = ch->rank;
     const size_t piece = coll_piece_per_member(ch->chunk, ch->size);
-    const size_t tiny = SHMCOLL_INLINE_BYTES / (size_t)ch->size;
     /* The root's step writes its buffer where a block goes to a piece of it, or a single-copy
      * reader's displacement does (scatterv); derived again at every resumption, as cheap as
      * keeping it. A reader's way follows from its own size. */
-    int writes_buffer = 0;
+    shmcoll_slot_t claim = SHMCOLL_SLOT_INLINE;
     for (int q = 0; me == root && q < ch->size; q++) {
         const size_t n = coll_bytes_count(blocks, q);
         if (q == me || !n) continue;
         const scatter_way_t way = scatter_way(team, ch, n, piece);
-        writes_buffer |= way == SCATTER_PIECE || (way == SCATTER_SINGLE && blocks->counts);
+        if (way == SCATTER_PIECE || (way == SCATTER_SINGLE && blocks->counts))
+            claim = SHMCOLL_SLOT_BUFFER;
+        else if (way == SCATTER_EAGER && claim == SHMCOLL_SLOT_INLINE)
+            claim = SHMCOLL_SLOT_EAGER;
     }
     const scatter_way_t my_way =
         me == root ? SCATTER_PIECE : scatter_way(team, ch, my_count, piece);
@@ -319,28 +339,23 @@ shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_task_t *task, coll_single_t
     c->step = shmcoll_channel_next_step(ch);
     if (me == root) {
         SHMCOLL_AWAIT(task, &c->pc,
-                      shmcoll_channel_test_claim_slot(ch, c->step, !writes_buffer, &task->wait));
+                      shmcoll_channel_test_claim_slot(ch, c->step, claim, &task->wait));
         c->exposed = 0;
         /* a single-copy reader's piece is free: its displacement goes there, where it fits */
         const size_t stride = blocks->counts && piece >= sizeof(size_t) ? piece : 0;
-        char *slots = shmcoll_channel_buffer(ch, me, c->step);
-        char *inline_slots = shmcoll_channel_inline(ch, me, c->step);
         for (int q = 0; q < ch->size; q++) {
             const size_t n = coll_bytes_count(blocks, q);
             if (q == me || !n) continue;
-            const char *block = sendbuf + coll_bytes_displ(blocks, q);
-            switch (scatter_way(team, ch, n, piece)) {
-            case SCATTER_SINGLE:
-                c->exposed = 1;
-                if (stride) memcpy(slots + (size_t)q * stride, &blocks->displs[q], sizeof(size_t));
-                break;
-            case SCATTER_INLINE:
-                coll_copy(task, inline_slots + (size_t)q * tiny, block, n);
-                break;
-            case SCATTER_PIECE:
-                coll_copy(task, slots + (size_t)q * piece, block, n);
-                break;
+            const scatter_way_t way = scatter_way(team, ch, n, piece);
+            if (way != SCATTER_SINGLE) {
+                coll_copy(task, scatter_place(ch, me, c->step, q, way, piece),
+                          sendbuf + coll_bytes_displ(blocks, q), n);
+                continue;
             }
+            c->exposed = 1;
+            if (stride)
+                memcpy(scatter_place(ch, me, c->step, q, SCATTER_PIECE, stride), &blocks->displs[q],
+                       sizeof(size_t));
         }
         publish(ch, c->step, sendbuf, blocks->counts ? blocks->displs : NULL, stride);
         if (recvbuf) coll_copy(task, recvbuf, sendbuf + coll_bytes_displ(blocks, me), my_count);
@@ -357,12 +372,7 @@ shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_task_t *task, coll_single_t
         shmcoll_channel_ack(ch, c->step);
     } else {
         SHMCOLL_AWAIT(task, &c->pc, shmcoll_channel_test_post(ch, root, c->step, &task->wait));
-        coll_copy_out(
-            task, recvbuf,
-            my_way == SCATTER_INLINE
-                ? (const char *)shmcoll_channel_inline(ch, root, c->step) + (size_t)me * tiny
-                : (const char *)shmcoll_channel_buffer(ch, root, c->step) + (size_t)me * piece,
-            my_count);
+        coll_copy_out(task, recvbuf, scatter_place(ch, root, c->step, me, my_way, piece), my_count);
         shmcoll_channel_ack(ch, c->step);
     }
     SHMCOLL_RESUME_END(&c->pc);

@@ -342,7 +342,8 @@ static const shmcoll_algo_t registry[] = {
              "buffers in shared heaps: members read the root's buffer, the root writes a share"),
     {KIND(BCAST),
      "pipeline",
-     "root streams chunks through its double-buffered slots, members copy out (inline <= 64 B)",
+     "root streams chunks through its double-buffered slots, members copy out (inline <= 64 B, "
+     "an eager slot <= chunk/32)",
      always,
      bcast_pipeline_cost,
      &shmcoll_coll_bcast_pipeline_ops,

@@ -10,7 +10,8 @@ static size_t ctrl_bytes(int size) {
 }
 
 size_t shmcoll_channel_segment_bytes(int size, size_t chunk) {
-    return ctrl_bytes(size) + (size_t)size * 2 * chunk;
+    return ctrl_bytes(size) +
+           (size_t)size * (2 * chunk + SHMCOLL_EAGER_SLOTS * shmcoll_channel_eager_bytes(chunk));
 }
 
 static const char *failure_kind(shmcoll_status_t status) {
@@ -82,6 +83,8 @@ shmcoll_status_t shmcoll_channel_init(shmcoll_channel_t *ch, void *base, int ran
     ch->ctrl = base;
     ch->data = (uint8_t *)base + ctrl_bytes(size);
     ch->chunk = chunk;
+    ch->eager_data = ch->data + (size_t)size * 2 * chunk;
+    ch->eager = shmcoll_channel_eager_bytes(chunk);
     ch->peer_done = calloc((size_t)size, sizeof *ch->peer_done);
     ch->waiter.check = check_team;
     ch->waiter.check_ctx = ch;
@@ -105,6 +108,8 @@ void shmcoll_channel_clear(shmcoll_channel_t *ch) {
     memset(&ch->ctrl[ch->rank], 0, sizeof ch->ctrl[ch->rank]);
 }
 
+/* The eager slots are left to their writer's first use, which places them on its NUMA node as
+ * well: a team that never uses them costs no memory for them. */
 void shmcoll_channel_first_touch(shmcoll_channel_t *ch) {
     shmcoll_channel_clear(ch);
     memset(shmcoll_channel_buffer(ch, ch->rank, 0), 0, 2 * ch->chunk);
@@ -141,6 +146,11 @@ shmcoll_status_t shmcoll_channel_test_claim_one(shmcoll_channel_t *ch, uint64_t 
 
 shmcoll_status_t shmcoll_channel_claim(shmcoll_channel_t *ch, uint64_t step) {
     WAIT_UNTIL(ch, shmcoll_channel_test_claim(ch, step, &w_));
+}
+
+shmcoll_status_t shmcoll_channel_claim_slot(shmcoll_channel_t *ch, uint64_t step,
+                                            shmcoll_slot_t slot) {
+    WAIT_UNTIL(ch, shmcoll_channel_test_claim_slot(ch, step, slot, &w_));
 }
 
 shmcoll_status_t shmcoll_channel_claim_one(shmcoll_channel_t *ch, uint64_t step, int reader) {

@@ -1,6 +1,9 @@
 /* The step protocol (shm/channel.h) and bounded waits (shm/wait.h), below any collective:
- *  - rotating single writers stream patterned data through both parities while readers verify
- *    every byte: a writer that reused a slot before all readers were done would be caught; again
+ *  - rotating single writers stream patterned data through every kind of slot (both parities of
+ *    the buffer, the post blocks' payloads, the eager slots, chosen step by step) while readers
+ *    verify every byte; each writer keeps the pen for stretches of steps, so it runs as far ahead
+ *    as its claims let it: a writer that reused a slot before all readers were done would be
+ *    caught; again
  *    with every wait sleeping at once (shm/sleep.h: every post and ack wakes), where a lost
  *    wake-up would cost a sleep slice, never a hang;
  *  - a waiter that sleeps is woken by the writer and uses far less CPU than the time it waited
@@ -30,8 +33,17 @@ static uint8_t pattern(uint64_t step, size_t i) {
     return (uint8_t)(step * 131 + i * 7);
 }
 
-/* Writer of step s is member s % p; it fills `len` bytes, readers check them. `arg` non-NULL:
- * every wait sleeps at once. */
+/* Member r's slot of kind `slot` in step s. */
+static uint8_t *slot_of(const shmcoll_channel_t *ch, int r, uint64_t s, shmcoll_slot_t slot) {
+    return slot == SHMCOLL_SLOT_INLINE  ? shmcoll_channel_inline(ch, r, s)
+           : slot == SHMCOLL_SLOT_EAGER ? shmcoll_channel_eager(ch, r, s)
+                                        : shmcoll_channel_buffer(ch, r, s);
+}
+
+/* Writer of step s is member (s / 40) % p (stretches of 40 steps, longer than every slot ring);
+ * it fills `len` bytes of the step's slot kind, readers check them (a claim of the eager slots
+ * that waited for one step too few failed every run). `arg` non-NULL: every wait
+ * sleeps at once. */
 static int stream_body(shmcoll_team_t *team, void *arg) {
     shmcoll_channel_t *ch = &team->lanes[0].channel;
     if (arg) shmcoll_channel_set_sleep(ch, 0);
@@ -39,17 +51,23 @@ static int stream_body(shmcoll_team_t *team, void *arg) {
     unsigned seed = (unsigned)(me * 7919 + 1);
     for (int k = 0; k < STEPS; k++) {
         uint64_t s = shmcoll_channel_next_step(ch);
-        int writer = (int)(s % (uint64_t)p);
-        size_t len = 1 + (size_t)(s * 2654435761u % 4095);
+        int writer = (int)(s / 40 % (uint64_t)p);
+        const uint64_t h = s * 2654435761u;
+        /* a kind for 20 steps, mostly: a writer runs ahead only as far as all its claims let it */
+        const shmcoll_slot_t slot = (shmcoll_slot_t)((s / 20 + (h >> 16) % 8 / 7) % 3);
+        const size_t most = slot == SHMCOLL_SLOT_INLINE  ? SHMCOLL_POST_PAYLOAD_BYTES
+                            : slot == SHMCOLL_SLOT_EAGER ? ch->eager
+                                                         : ch->chunk;
+        size_t len = 1 + (size_t)(h % most);
         if (rand_r(&seed) % 8 == 0) usleep(rand_r(&seed) % 50);
         if (me == writer) {
-            if (shmcoll_channel_claim(ch, s) != SHMCOLL_OK) return 1;
-            uint8_t *buf = shmcoll_channel_buffer(ch, me, s);
+            if (shmcoll_channel_claim_slot(ch, s, slot) != SHMCOLL_OK) return 1;
+            uint8_t *buf = slot_of(ch, me, s, slot);
             for (size_t i = 0; i < len; i++) buf[i] = pattern(s, i);
             shmcoll_channel_post(ch, s);
         } else {
             if (shmcoll_channel_wait_post(ch, writer, s) != SHMCOLL_OK) return 1;
-            const uint8_t *buf = shmcoll_channel_buffer(ch, writer, s);
+            const uint8_t *buf = slot_of(ch, writer, s, slot);
             for (size_t i = 0; i < len; i++) {
                 if (buf[i] != pattern(s, i)) {
                     team_harness_log("step %llu byte %zu: got %u want %u (slot reused too early)",
