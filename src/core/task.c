@@ -170,6 +170,13 @@ static void wait_progress(void *ctx) {
     if (team->progress) team->progress(team->progress_ctx);
 }
 
+void shmcoll_team_waiter(shmcoll_team_t *team, const char *op, shmcoll_waiter_t *out) {
+    *out = team->lanes[0].channel.waiter;
+    out->progress = wait_progress;
+    out->progress_ctx = team;
+    out->op = op;
+}
+
 /* Lays the task on `lane` and runs its init. A failure of init (an allocation) is published in
  * the lane's failure block, so the other members stop at once instead of waiting for this one. */
 static shmcoll_status_t task_init(shmcoll_team_t *team, shmcoll_lane_t *lane,

@@ -126,6 +126,11 @@ shmcoll_status_t shmcoll_task_test(shmcoll_task_t *task);
 /* Starts `task` (as shmcoll_task_start) and runs it to its end: a blocking collective. */
 shmcoll_status_t shmcoll_task_run(shmcoll_team_t *team, shmcoll_task_t *task);
 
+/* A waiter for waits outside any task on the team's first lane (its mailboxes, shm/channel.h):
+ * lane 0's, whose waits advance the process's tasks in flight and let the MPI library progress
+ * as a task's waits do; `op` names the wait in errors. */
+void shmcoll_team_waiter(shmcoll_team_t *team, const char *op, shmcoll_waiter_t *out);
+
 /* Runs `task` to its end, waiting (bounded) on whatever flag its lane stops at. */
 shmcoll_status_t shmcoll_task_wait(shmcoll_task_t *task);
 

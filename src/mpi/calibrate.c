@@ -4,6 +4,7 @@
 
 #include "base/config.h"
 #include "base/log.h"
+#include "core/task.h"
 #include "group/compose.h"
 #include "mpi/stats_view.h"
 #include "select/loop_time.h"
@@ -41,6 +42,7 @@
 #define AGREE_SHARE  0.005 /* agreements (watch, share_key) cost at most this share of the time */
 #define WATCH_SPARSE 8     /* the watch comes at most this many times less often than watch_every */
 #define SHARE_EVERY  256   /* a shared key is agreed at least every this many calls (share_key) */
+#define SHARE_LAG    16    /* ... posted this many calls before its sums are taken, on one node */
 #define STRETCH      128   /* the loop check's calls of each way (see check_begin) ... */
 #define CHECK_RANGE  2.0   /* ... where the rival's measured time is within this of the verdict's */
 #define OUTLIER      32.0  /* ... its periods this many times the median left out */
@@ -68,8 +70,11 @@ typedef struct shmcoll_mpi_calib_shared {
     uint32_t left;                       /* calls before the next agreement (0: at the next) */
     uint32_t every;                      /* calls between agreements */
     struct shmcoll_mpi_calib_band *band; /* the band of key, once a call has looked it up */
-    double since;                        /* when the last agreement ended */
-    double cost;                         /* this rank's time of the last agreement */
+    double since;                        /* when the last agreement ended (posted, on one node) */
+    double cost;                         /* this rank's time of the last allreduce */
+    uint64_t posted;                     /* agreements posted in the team's mailbox ... */
+    int box;                             /* ... box + 1 (0: none yet) */
+    int pending;                         /* one posted, its sums taken when left reaches 0 */
 } calib_shared_t;
 
 typedef struct shmcoll_mpi_calib_band {
@@ -124,6 +129,7 @@ typedef struct shmcoll_mpi_calib_band {
 typedef struct calib {
     calib_band_t *bands[SHMCOLL_MPI_COLL_COUNT];   /* [SHMCOLL_SELECT_BANDS] each, on first use */
     calib_shared_t shared[SHMCOLL_MPI_COLL_COUNT]; /* the key_local collectives' */
+    int boxes;                                     /* mailboxes they took, in order of first use */
     int tuned; /* tuning was given when this state was made (unmeasured_row; a look-up per call
                 * would format and compare the tuning's key under a lock) */
 } calib_t;
@@ -323,46 +329,88 @@ static int agreed(shmcoll_mpi_call_t *call, int rc) {
     return 0;
 }
 
+/* The key and the interval to the next agreement from the agreed sums (the same on every rank:
+ * the same interval); `lag`: calls of the interval gone since the agreement was posted. */
+static void share_interval(const shmcoll_mpi_call_t *call, calib_shared_t *shared,
+                           const uint64_t all[SHMCOLL_MAIL_VALUES], uint32_t lag) {
+    const uint64_t p = (uint64_t)call->state->size;
+    shared->key = (size_t)((all[0] + p - 1) / p); /* a share of one byte or more is not empty */
+    /* The first calls have no period yet. */
+    const double need = all[2] ? (double)all[1] / (AGREE_SHARE * (double)all[2]) : 16;
+    shared->every = need >= SHARE_EVERY ? SHARE_EVERY : need <= 1 ? 1 : (uint32_t)need;
+    shared->left = shared->every > lag + 1 ? shared->every - lag - 1 : 0;
+}
+
+/* The call SHARE_LAG calls after a posting: the sums of every rank's posting. The interval
+ * follows the last allreduce's cost (kept in `cost`), not the mailbox's: with its own few
+ * nanoseconds the next agreement came due within 64 calls and took the allreduce, every other
+ * one. */
+static size_t share_taken(shmcoll_mpi_call_t *call, calib_shared_t *shared) {
+    shmcoll_team_t *team = call->group->team;
+    shmcoll_waiter_t waiter;
+    shmcoll_team_waiter(team, call->function, &waiter);
+    uint64_t sums[SHMCOLL_MAIL_VALUES];
+    const shmcoll_status_t status = shmcoll_channel_mail_sum(
+        &team->lanes[0].channel, shared->box - 1, shared->posted, sums, &waiter);
+    shared->pending = 0;
+    if (status != SHMCOLL_OK) { /* a rank died, or SHMCOLL_TIMEOUT passed: named in team->error */
+        shmcoll_team_fail(team, status);
+        return 0;
+    }
+    share_interval(call, shared, sums, SHARE_LAG);
+    return shared->key;
+}
+
 /* The key of a collective whose sizes only some ranks know (key_local, call.h), every rank alike:
- * each call counts, and every `every` calls one PMPI_Allreduce (integer sums, so that every rank
- * gets the same numbers whatever order the MPI library adds them in) makes the ranks' mean share
- * of that call the key of the calls up to the next agreement. Before, these collectives had one
- * band per communicator, measured on whatever sizes came: a benchmark's gatherv of 4 KiB blocks
- * took the MPI library's way measured on 8-byte blocks (2.4 us a call, against 0.6 us on
- * shmcoll's), and a verdict taken on small blocks served large ones. `every` follows the
- * agreement's cost: it costs at most AGREE_SHARE of the time between agreements (the calls and
- * the application's work between them), and comes at least every SHARE_EVERY calls, so that a
- * new size is seen within that many calls. On the fastest calls the bound overrides the share:
- * Open MPI's 8-byte gatherv takes 0.09 us a call at p = 2 and its agreement some 0.5 us, 2% of
- * the time at one in 256 calls, and on the MPI library's way (SHMCOLL_CALIBRATE_MARGIN=-100000)
- * gatherv, scatterv and alltoallv of 8 bytes ran at 0.87-0.93x where gather, with no shared key,
- * ran at 0.98-1.05x (0.93-1.00x at one in 4096; shmcoll-bench --coll
- * gather,gatherv,scatterv,alltoallv --max-size 8 --rounds 40). The bound stays: the calls of a
- * new size up to the next agreement take the last size's band, and with a bound that doubled up
- * to 4096 while the sizes stayed, calibrate_shared_key.p2, whose phases are 240 calls of a size
- * each, failed once in 41 runs. The first call agrees. `local` is this rank's share; returns 0
- * (nothing measured) when the agreement failed, the group then failed (agreed). */
+ * each call counts, and every `every` calls an agreement (integer sums, so that every rank gets
+ * the same numbers whatever order they are added in) makes the ranks' mean share of that call the
+ * key of the calls up to the next agreement. Before, these collectives had one band per
+ * communicator, measured on whatever sizes came: a benchmark's gatherv of 4 KiB blocks took the
+ * MPI library's way measured on 8-byte blocks (2.4 us a call, against 0.6 us on shmcoll's), and a
+ * verdict taken on small blocks served large ones. `every` follows the agreement's cost: it costs
+ * at most AGREE_SHARE of the time between agreements (the calls and the application's work
+ * between them), and comes at least every SHARE_EVERY calls, so that a new size is seen within
+ * that many calls: with a bound that doubled up to 4096 while the sizes stayed,
+ * calibrate_shared_key.p2, whose phases are 240 calls of a size each, failed once in 41 runs.
+ *
+ * The first call agrees with a PMPI_Allreduce, as do communicators across nodes and agreements
+ * due more often than every 4 x SHARE_LAG calls. Otherwise (one node) a rank posts its numbers in
+ * the team's mailbox (shm/channel.h) and goes on with the last key; SHARE_LAG calls later it sums
+ * the others' (waiting only for a rank that has not made the posting call yet), and the new key
+ * serves from that call. The allreduce stopped every rank at one call in 256: the MPI library's
+ * eager messages no longer ran ahead, and on the MPI library's way
+ * (SHMCOLL_CALIBRATE_MARGIN=-100000, MPICH, p = 2) gatherv of 64 B to 4 KiB ran at 0.79-0.92x of
+ * PMPI_Gatherv where gather, with no shared key, ran at 0.96-1.00x. `local` is this rank's share;
+ * returns 0 (nothing measured) when the agreement failed, the group then failed (agreed). */
 static size_t share_key(shmcoll_mpi_call_t *call, calib_shared_t *shared, size_t local) {
     if (shared->left > 0) {
         shared->left--;
         return shared->key;
     }
+    if (shared->pending) return share_taken(call, shared);
     const double start = shmcoll_shm_now();
     const double period = shared->every ? (start - shared->since) / shared->every : 0;
     /* Nanoseconds: this rank's share, its last agreement's time, its time per call since. */
-    const unsigned long long mine[3] = {local, (unsigned long long)(1e9 * shared->cost),
-                                        (unsigned long long)(1e9 * period)};
-    unsigned long long all[3];
-    const int rc = PMPI_Allreduce(mine, all, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, call->comm);
+    const uint64_t mine[SHMCOLL_MAIL_VALUES] = {local, (uint64_t)(1e9 * shared->cost),
+                                                (uint64_t)(1e9 * period)};
+    calib_t *calib = call->state->calib;
+    if (shared->every >= 4 * SHARE_LAG && call->group->map.nnodes == 1 &&
+        (shared->box || calib->boxes < SHMCOLL_MAIL_BOXES)) {
+        if (!shared->box) shared->box = ++calib->boxes; /* the same order on every rank */
+        shmcoll_channel_mail_post(&call->group->team->lanes[0].channel, shared->box - 1,
+                                  ++shared->posted, mine);
+        shared->pending = 1;
+        shared->left = SHARE_LAG - 1;
+        shared->since = start;
+        return shared->key;
+    }
+    uint64_t all[SHMCOLL_MAIL_VALUES];
+    const int rc =
+        PMPI_Allreduce(mine, all, SHMCOLL_MAIL_VALUES, MPI_UINT64_T, MPI_SUM, call->comm);
     shared->since = shmcoll_shm_now();
     shared->cost = shared->since - start;
     if (!agreed(call, rc)) return 0;
-    const unsigned long long p = (unsigned long long)call->state->size;
-    shared->key = (size_t)((all[0] + p - 1) / p); /* a share of one byte or more is not empty */
-    /* Every rank has the same sums: the same interval. The first calls have no period yet. */
-    const double need = all[2] ? (double)all[1] / (AGREE_SHARE * (double)all[2]) : 16;
-    shared->every = need >= SHARE_EVERY ? SHARE_EVERY : need <= 1 ? 1 : (uint32_t)need;
-    shared->left = shared->every - 1;
+    share_interval(call, shared, all, 0);
     return shared->key;
 }
 

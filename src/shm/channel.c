@@ -164,3 +164,23 @@ shmcoll_status_t shmcoll_channel_wait_post(shmcoll_channel_t *ch, int rank, uint
 shmcoll_status_t shmcoll_channel_wait_all(shmcoll_channel_t *ch, uint64_t step) {
     WAIT_UNTIL(ch, shmcoll_channel_test_all(ch, step, &w_));
 }
+
+void shmcoll_channel_mail_post(shmcoll_channel_t *ch, int box, uint64_t seq,
+                               const uint64_t values[SHMCOLL_MAIL_VALUES]) {
+    shmcoll_mail_block_t *mine = &ch->ctrl[ch->rank].mail[box][seq & 1];
+    memcpy(mine->values, values, sizeof mine->values);
+    shmcoll_flag_store(&mine->seq, seq); /* release: the values first */
+    if (ch->wake) shmcoll_shm_wake(&mine->seq, &ch->ctrl[ch->rank].sleep);
+}
+
+shmcoll_status_t shmcoll_channel_mail_sum(const shmcoll_channel_t *ch, int box, uint64_t seq,
+                                          uint64_t sums[SHMCOLL_MAIL_VALUES],
+                                          const shmcoll_waiter_t *waiter) {
+    memset(sums, 0, SHMCOLL_MAIL_VALUES * sizeof *sums);
+    for (int r = 0; r < ch->size; r++) {
+        const shmcoll_mail_block_t *theirs = &ch->ctrl[r].mail[box][seq & 1];
+        SHMCOLL_CHECK(shmcoll_shm_wait_geq(&theirs->seq, seq, r, waiter)); /* acquire */
+        for (int i = 0; i < SHMCOLL_MAIL_VALUES; i++) sums[i] += theirs->values[i];
+    }
+    return SHMCOLL_OK;
+}

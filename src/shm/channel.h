@@ -89,11 +89,22 @@ typedef struct shmcoll_fail_block {
     int culprit;           /* the rank that died or got stuck */
 } __attribute__((aligned(SHMCOLL_FLAG_ALIGN))) shmcoll_fail_block_t;
 
+/* A mailbox (shmcoll_channel_mail_post): a few numbers a member posts under a sequence number, for
+ * the others to sum when they need them, later. Two per box, by the sequence number's parity. */
+#define SHMCOLL_MAIL_BOXES  4
+#define SHMCOLL_MAIL_VALUES 3
+
+typedef struct shmcoll_mail_block {
+    shmcoll_flag_t seq;
+    uint64_t values[SHMCOLL_MAIL_VALUES];
+} __attribute__((aligned(SHMCOLL_FLAG_ALIGN))) shmcoll_mail_block_t;
+
 typedef struct shmcoll_member_ctrl {
     shmcoll_post_block_t post[SHMCOLL_POST_RING];
     shmcoll_ack_block_t ack;
     shmcoll_fail_block_t fail;
     shmcoll_sleep_block_t sleep; /* members asleep on this member's flags (shm/sleep.h) */
+    shmcoll_mail_block_t mail[SHMCOLL_MAIL_BOXES][2];
 } shmcoll_member_ctrl_t;
 
 typedef struct shmcoll_channel {
@@ -245,6 +256,21 @@ static inline void shmcoll_channel_ack(shmcoll_channel_t *ch, uint64_t step) {
     shmcoll_flag_store(&mine->ack.step, step);
     if (ch->wake) shmcoll_shm_wake(&mine->ack.step, &mine->sleep);
 }
+
+/* ---- Mailboxes: agreements nobody waits for when they are posted ----
+ *
+ * A member posts its numbers in box `box` under sequence number `seq` (1, 2, ... in each box, the
+ * same on every member) and goes on; the sums come later, from shmcoll_channel_mail_sum, which
+ * waits only for members that have not posted `seq` yet. A member posts seq+1 only after it has
+ * taken the sums of seq, so a block is rewritten (seq+2) only after every member has read it. */
+void shmcoll_channel_mail_post(shmcoll_channel_t *ch, int box, uint64_t seq,
+                               const uint64_t values[SHMCOLL_MAIL_VALUES]);
+
+/* sums[i] = the sum over the members of values[i] of `seq` in `box`; waits with `waiter` (bounded
+ * as it says, calling its progress) for members that have not posted it yet. */
+shmcoll_status_t shmcoll_channel_mail_sum(const shmcoll_channel_t *ch, int box, uint64_t seq,
+                                          uint64_t sums[SHMCOLL_MAIL_VALUES],
+                                          const shmcoll_waiter_t *waiter);
 
 /* Lets waiting members of the channel sleep after `seconds` of waiting (negative: never), and
  * makes posts and acks wake them. Every member sets the same. */

@@ -81,6 +81,46 @@ static int stream_body(shmcoll_team_t *team, void *arg) {
     return 0;
 }
 
+/* Mailboxes: every member posts rounds 1..MAIL_ROUNDS in every box (values made of its rank, the
+ * box and the round) and takes each box's sums after posting the round in every box, with random
+ * pauses; every sum is checked, so a block rewritten before a slow member read it (or read before
+ * it was posted) would be caught. */
+#define MAIL_ROUNDS 2000
+
+static uint64_t mail_value(int rank, int box, uint64_t round, int i) {
+    return (uint64_t)rank * 1000003u + (uint64_t)box * 7919u + round * 31u + (uint64_t)i;
+}
+
+static int mail_body(shmcoll_team_t *team, void *arg) {
+    (void)arg;
+    shmcoll_channel_t *ch = &team->lanes[0].channel;
+    const int p = ch->size, me = ch->rank;
+    unsigned seed = (unsigned)(me * 104729 + 3);
+    for (uint64_t n = 1; n <= MAIL_ROUNDS; n++) {
+        for (int b = 0; b < SHMCOLL_MAIL_BOXES; b++) {
+            uint64_t mine[SHMCOLL_MAIL_VALUES];
+            for (int i = 0; i < SHMCOLL_MAIL_VALUES; i++) mine[i] = mail_value(me, b, n, i);
+            shmcoll_channel_mail_post(ch, b, n, mine);
+        }
+        if (rand_r(&seed) % 8 == 0) usleep(rand_r(&seed) % 50);
+        for (int b = 0; b < SHMCOLL_MAIL_BOXES; b++) {
+            uint64_t sums[SHMCOLL_MAIL_VALUES];
+            if (shmcoll_channel_mail_sum(ch, b, n, sums, &ch->waiter) != SHMCOLL_OK) return 1;
+            for (int i = 0; i < SHMCOLL_MAIL_VALUES; i++) {
+                uint64_t want = 0;
+                for (int r = 0; r < p; r++) want += mail_value(r, b, n, i);
+                if (sums[i] != want) {
+                    team_harness_log("box %d round %llu value %d: sum %llu, want %llu", b,
+                                     (unsigned long long)n, i, (unsigned long long)sums[i],
+                                     (unsigned long long)want);
+                    return 1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
 typedef struct shared {
     _Alignas(SHMCOLL_FLAG_ALIGN) shmcoll_flag_t flag;
     shmcoll_sleep_block_t sleepers;
@@ -182,6 +222,9 @@ int main(void) {
               "streaming %d steps through p=%d members", STEPS, sizes[i]);
         CHECK(team_harness_run(sizes[i], stream_body, &sleeping, 120) == 0,
               "streaming %d steps through p=%d sleeping members", STEPS, sizes[i]);
+        CHECK(team_harness_run(sizes[i], mail_body, NULL, 120) == 0,
+              "%d rounds of mail in %d boxes through p=%d members", MAIL_ROUNDS, SHMCOLL_MAIL_BOXES,
+              sizes[i]);
     }
     if (check_failures()) {
         fprintf(stderr, "channel: %ld failures\n", check_failures());
