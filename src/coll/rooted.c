@@ -10,10 +10,9 @@
  * Scatter: the root sends block r of its buffer to member r. The root's buffer of each round is
  * cut into one piece per member (cache-line multiples; the post block when every member's block
  * fits it, so a small scatter moves one post as a bcast does; its eager slot when they fit that);
- * in round t the root copies piece
- * t of every member's block into that member's piece and posts, and each member copies its own
- * piece out (receiver-side copy: the readers work in parallel, KNEM-coll's direction for
- * scatter).
+ * in round t the root copies piece t of every member's block into that member's piece and posts,
+ * and each member copies its own piece out (receiver-side copy: the readers work in parallel,
+ * KNEM-coll's direction for scatter).
  *
  * Either way the root's own block moves locally, and blocks of SHMCOLL_CMA_MIN bytes and more move
  * single-copy instead (coll/single_copy.c, the registry's single-copy rows).

@@ -320,9 +320,10 @@ shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_task_t *task, coll_single_t
     const shmcoll_team_t *team = task->team;
     const int me = ch->rank;
     const size_t piece = coll_piece_per_member(ch->chunk, ch->size);
-    /* The root's step writes its buffer where a block goes to a piece of it, or a single-copy
-     * reader's displacement does (scatterv); derived again at every resumption, as cheap as
-     * keeping it. A reader's way follows from its own size. */
+    /* The slot the root's step claims: its buffer where a block goes to a piece of it, or a
+     * single-copy reader's displacement does (scatterv), else its eager slot where a block goes
+     * there, else its inline area; derived again at every resumption, as cheap as keeping it. A
+     * reader's way follows from its own size. */
     shmcoll_slot_t claim = SHMCOLL_SLOT_INLINE;
     for (int q = 0; me == root && q < ch->size; q++) {
         const size_t n = coll_bytes_count(blocks, q);
