@@ -27,7 +27,7 @@
  * sender claims step s-SHMCOLL_EAGER_SLOTS and runs that many calls ahead, as the MPI library's
  * eager messages do. Through the two buffers it waited every other call for its reader: two
  * processes passing 4 KiB messages on two cores took 0.71-0.74 us a message through two slots,
- * 0.52-0.55 through eight; 1 KiB 0.32 against 0.24-0.26.
+ * 0.52-0.58 through eight; 1 KiB 0.32 against 0.23-0.26.
  *
  * Memory: per member, SHMCOLL_POST_RING post blocks, one ack block, one failure block (128 B each),
  * two data buffers and the eager slots (a quarter of a buffer's size in all, touched only when
