@@ -20,12 +20,8 @@ static shmcoll_status_t bcast_pipeline_init(shmcoll_task_t *task) {
     bcast_pipeline_t *s = SHMCOLL_TASK_STATE(task, bcast_pipeline_t);
     const size_t bytes = task->args->count;
     const shmcoll_channel_t *ch = task->ch;
-    s->slot = bytes <= SHMCOLL_INLINE_BYTES ? SHMCOLL_SLOT_INLINE
-              : bytes <= ch->eager          ? SHMCOLL_SLOT_EAGER
-                                            : SHMCOLL_SLOT_BUFFER;
-    s->piece = s->slot == SHMCOLL_SLOT_INLINE  ? SHMCOLL_INLINE_BYTES
-               : s->slot == SHMCOLL_SLOT_EAGER ? ch->eager
-                                               : ch->chunk;
+    s->slot = coll_sender_slot(ch, bytes, SHMCOLL_INLINE_BYTES);
+    s->piece = coll_slot_bytes(ch, s->slot, SHMCOLL_INLINE_BYTES);
     coll_declare_working_set(task, 2 * bytes, bytes); /* YHCCL Algorithm 3 */
     return SHMCOLL_OK;
 }

@@ -124,12 +124,22 @@ static inline const void *coll_slot(const shmcoll_channel_t *ch, int r, uint64_t
                                         : shmcoll_channel_buffer(ch, r, step);
 }
 
-/* The slot of a payload of `bytes` that one member writes in a step publishing nothing in aux:
- * the post block's whole payload, an eager slot, or the buffer. */
-static inline shmcoll_slot_t coll_sender_slot(const shmcoll_channel_t *ch, size_t bytes) {
-    return bytes <= SHMCOLL_POST_PAYLOAD_BYTES ? SHMCOLL_SLOT_INLINE
-           : bytes <= ch->eager                ? SHMCOLL_SLOT_EAGER
-                                               : SHMCOLL_SLOT_BUFFER;
+/* The slot of a payload of `bytes` that one member writes alone in a step: its inline area where
+ * the payload fits `inline_bytes` of it (SHMCOLL_POST_PAYLOAD_BYTES where the step publishes
+ * nothing in aux), else its eager slot, else its buffer. */
+static inline shmcoll_slot_t coll_sender_slot(const shmcoll_channel_t *ch, size_t bytes,
+                                              size_t inline_bytes) {
+    return bytes <= inline_bytes ? SHMCOLL_SLOT_INLINE
+           : bytes <= ch->eager  ? SHMCOLL_SLOT_EAGER
+                                 : SHMCOLL_SLOT_BUFFER;
+}
+
+/* The bytes a slot of kind `slot` holds, its inline area counted as `inline_bytes`. */
+static inline size_t coll_slot_bytes(const shmcoll_channel_t *ch, shmcoll_slot_t slot,
+                                     size_t inline_bytes) {
+    return slot == SHMCOLL_SLOT_INLINE  ? inline_bytes
+           : slot == SHMCOLL_SLOT_EAGER ? ch->eager
+                                        : ch->chunk;
 }
 
 /* out = x0 op x1 op ... op x(m-1) over the first m members (m >= 1), where xr is n elements at

@@ -49,10 +49,8 @@ static void rooted_plan(shmcoll_task_t *task, coll_pipeline_t *s, size_t longest
      * an eager slot go there, so the senders of a stream of calls run ahead (shm/channel.h). */
     const shmcoll_channel_t *ch = task->ch;
     if (gathers(task->args)) {
-        s->slot = coll_sender_slot(ch, longest);
-        s->piece = s->slot == SHMCOLL_SLOT_INLINE  ? SHMCOLL_POST_PAYLOAD_BYTES
-                   : s->slot == SHMCOLL_SLOT_EAGER ? ch->eager
-                                                   : ch->chunk;
+        s->slot = coll_sender_slot(ch, longest, SHMCOLL_POST_PAYLOAD_BYTES);
+        s->piece = coll_slot_bytes(ch, s->slot, SHMCOLL_POST_PAYLOAD_BYTES);
     } else if (longest * (size_t)ch->size <= SHMCOLL_POST_PAYLOAD_BYTES) {
         s->slot = SHMCOLL_SLOT_INLINE; /* one step's two lines */
         s->piece = SHMCOLL_POST_PAYLOAD_BYTES / (size_t)ch->size;

@@ -230,6 +230,8 @@ shmcoll_status_t shmcoll_coll_gather_single(shmcoll_task_t *task, coll_single_t 
     shmcoll_channel_t *ch = task->ch;
     const shmcoll_team_t *team = task->team;
     const int me = ch->rank, p = ch->size;
+    /* a sender's slot for a block that moves through one (derived again at every resumption) */
+    const shmcoll_slot_t my_slot = coll_sender_slot(ch, my_count, SHMCOLL_POST_PAYLOAD_BYTES);
     SHMCOLL_RESUME_BEGIN(&c->pc);
     c->step = shmcoll_channel_next_step(ch);
     if (me == root) {
@@ -254,8 +256,10 @@ shmcoll_status_t shmcoll_coll_gather_single(shmcoll_task_t *task, coll_single_t 
                           shmcoll_channel_test_post(ch, (me + c->i) % p, c->step, &task->wait));
             const int q = (me + c->i) % p;
             const size_t bytes = coll_bytes_count(blocks, q);
-            coll_copy(task, recvbuf + coll_bytes_displ(blocks, q),
-                      coll_slot(ch, q, c->step, coll_sender_slot(ch, bytes)), bytes);
+            coll_copy(
+                task, recvbuf + coll_bytes_displ(blocks, q),
+                coll_slot(ch, q, c->step, coll_sender_slot(ch, bytes, SHMCOLL_POST_PAYLOAD_BYTES)),
+                bytes);
         }
         shmcoll_channel_ack(ch, c->step);
         if (c->exposed)
@@ -269,10 +273,8 @@ shmcoll_status_t shmcoll_coll_gather_single(shmcoll_task_t *task, coll_single_t 
     } else {
         if (my_count) {
             SHMCOLL_AWAIT(task, &c->pc,
-                          shmcoll_channel_test_claim_slot(
-                              ch, c->step, coll_sender_slot(ch, my_count), &task->wait));
-            coll_copy(task, (void *)coll_slot(ch, me, c->step, coll_sender_slot(ch, my_count)),
-                      mine, my_count);
+                          shmcoll_channel_test_claim_slot(ch, c->step, my_slot, &task->wait));
+            coll_copy(task, (void *)coll_slot(ch, me, c->step, my_slot), mine, my_count);
             shmcoll_channel_post(ch, c->step);
         }
         shmcoll_channel_ack(ch, c->step);

@@ -145,7 +145,7 @@ shmcoll_status_t shmcoll_channel_test_claim_one(shmcoll_channel_t *ch, uint64_t 
     } while (0)
 
 shmcoll_status_t shmcoll_channel_claim(shmcoll_channel_t *ch, uint64_t step) {
-    WAIT_UNTIL(ch, shmcoll_channel_test_claim(ch, step, &w_));
+    return shmcoll_channel_claim_slot(ch, step, SHMCOLL_SLOT_BUFFER);
 }
 
 shmcoll_status_t shmcoll_channel_claim_slot(shmcoll_channel_t *ch, uint64_t step,
