@@ -9,8 +9,11 @@
  * (rank 0, or the last) have a value that changes a path and the others do not; this program
  * gives every path those knobs steer a chance to differ:
  *   - the blocking collectives (allreduce, bcast, alltoall, allgather, reduce, gather, scatter,
- *     barrier) at sizes from 8 B to 1 MiB, each repeated REPEAT times per size on a communicator
- *     (past SHMCOLL_COLLS_THRESHOLD, through the calibration's turns of four calls), roots moving;
+ *     the v-variants gatherv, scatterv, allgatherv and alltoallv, barrier) at sizes from 8 B to
+ *     1 MiB, each repeated REPEAT times per size on a communicator (past SHMCOLL_COLLS_THRESHOLD,
+ *     through the calibration's turns of four calls), roots moving; the v-variants' blocks differ
+ *     from rank to rank (some empty) and lie in reverse rank order with a gap after each, which
+ *     must stay untouched, and their key (the ranks' mean share) is agreed among the ranks;
  *   - their non-blocking forms, all in flight at once, and a persistent allreduce;
  *   - on MPI_COMM_WORLD and on two duplicates;
  *   - buffers of 64 KiB and more from MPI_Alloc_mem (the shared heap's paths), smaller ones from
@@ -31,13 +34,28 @@
 #define NB_ROUND 3 /* rounds of the non-blocking ones per size and communicator */
 #define HEAP_MIN (64 * 1024)
 
-enum coll { ALLREDUCE, BCAST, ALLTOALL, ALLGATHER, REDUCE, GATHER, SCATTER, BARRIER, COLLS };
-static const char *const coll_names[COLLS] = {"allreduce", "bcast",  "alltoall", "allgather",
-                                              "reduce",    "gather", "scatter",  "barrier"};
+enum coll {
+    ALLREDUCE,
+    BCAST,
+    ALLTOALL,
+    ALLGATHER,
+    REDUCE,
+    GATHER,
+    SCATTER,
+    GATHERV,
+    SCATTERV,
+    ALLGATHERV,
+    ALLTOALLV,
+    BARRIER,
+    COLLS
+};
+static const char *const coll_names[COLLS] = {"allreduce", "bcast",      "alltoall",  "allgather",
+                                              "reduce",    "gather",     "scatter",   "gatherv",
+                                              "scatterv",  "allgatherv", "alltoallv", "barrier"};
 
 typedef struct bufs {
     size_t bytes;    /* the message */
-    size_t capacity; /* each buffer: the message, at least a block of one int per rank */
+    size_t capacity; /* each buffer: the message and two ints per rank (v-variants, see vblock) */
     int *send, *recv;
     int heap; /* from MPI_Alloc_mem */
 } bufs_t;
@@ -49,7 +67,7 @@ static int val(int rank, size_t i, int s) {
 
 static void bufs_make(bufs_t *b, size_t bytes) {
     b->bytes = bytes;
-    b->capacity = bytes > check_size * sizeof(int) ? bytes : check_size * sizeof(int);
+    b->capacity = bytes + 2 * (size_t)check_size * sizeof(int);
     b->heap = bytes >= HEAP_MIN;
     if (b->heap) {
         MPI_Alloc_mem((MPI_Aint)b->capacity, MPI_INFO_NULL, &b->send);
@@ -74,7 +92,36 @@ typedef struct call {
     MPI_Comm comm;
     int size, rank, root, salt;
     int count; /* allreduce, bcast, reduce: the vector; the others: the block of one rank */
+    /* The v-variants' counts and displacements (in ints) of this rank's send and receive side,
+     * per rank; NULL for the others. */
+    int *scounts, *sdispls, *rcounts, *rdispls;
 } call_t;
+
+/* The v-variants' blocks: rank q's block of gatherv, scatterv and allgatherv has vblock(c, q)
+ * ints, alltoallv's block from rank `from` to rank `to` vpair(c, from, to): the block of the
+ * collective's even form, one less, or one more, so that some are empty where that one has one
+ * int. */
+static int vblock(const call_t *c, int q) {
+    return c->count + q % 3 - 1;
+}
+static int vpair(const call_t *c, int from, int to) {
+    return c->count + (from + 2 * to) % 3 - 1;
+}
+
+/* Where alltoallv's sender `from` puts its block for `to`: in rank order, a gap of one int after
+ * each block. */
+static int vpair_sdispl(const call_t *c, int from, int to) {
+    int at = 0;
+    for (int q = 0; q < to; q++) at += vpair(c, from, q) + 1;
+    return at;
+}
+
+/* The displacements of `counts` laid out in reverse rank order, a gap of one int after each
+ * block: the ranks' blocks in an order of their own, and the gaps must stay untouched. */
+static void reverse_displs(int p, const int *counts, int *displs) {
+    int at = 0;
+    for (int q = p - 1; q >= 0; q--) displs[q] = at, at += counts[q] + 1;
+}
 
 static void call_make(call_t *c, enum coll coll, MPI_Comm comm, size_t bytes, int salt) {
     c->coll = coll, c->comm = comm, c->salt = salt;
@@ -82,8 +129,24 @@ static void call_make(call_t *c, enum coll coll, MPI_Comm comm, size_t bytes, in
     MPI_Comm_rank(comm, &c->rank);
     c->root = salt % c->size;
     const int ints = (int)(bytes / sizeof(int));
-    const int blocked = coll == ALLTOALL || coll == ALLGATHER || coll == GATHER || coll == SCATTER;
+    const int blocked = coll != ALLREDUCE && coll != BCAST && coll != REDUCE && coll != BARRIER;
     c->count = blocked ? (ints / c->size > 0 ? ints / c->size : 1) : ints;
+    c->scounts = c->sdispls = c->rcounts = c->rdispls = NULL;
+    if (coll < GATHERV || coll > ALLTOALLV) return;
+    const int p = c->size, me = c->rank;
+    c->scounts = check_alloc(4 * (size_t)p * sizeof(int));
+    c->sdispls = c->scounts + p, c->rcounts = c->scounts + 2 * p, c->rdispls = c->scounts + 3 * p;
+    for (int q = 0; q < p; q++) {
+        c->scounts[q] = coll == ALLTOALLV ? vpair(c, me, q) : vblock(c, coll == SCATTERV ? q : me);
+        c->rcounts[q] = coll == ALLTOALLV ? vpair(c, q, me) : vblock(c, coll == SCATTERV ? me : q);
+        c->sdispls[q] = coll == ALLTOALLV ? vpair_sdispl(c, me, q) : 0;
+    }
+    if (coll == SCATTERV) reverse_displs(p, c->scounts, c->sdispls);
+    reverse_displs(p, c->rcounts, c->rdispls);
+}
+
+static void call_free(call_t *c) {
+    free(c->scounts);
 }
 
 /* Fills the send side (and bcast's buffer at its root) and clears the receive side. */
@@ -118,6 +181,22 @@ static void call_blocking(const call_t *c, bufs_t *b) {
     case SCATTER:
         MPI_Scatter(b->send, n, MPI_INT, b->recv, n, MPI_INT, root, comm);
         break;
+    case GATHERV:
+        MPI_Gatherv(b->send, c->scounts[0], MPI_INT, b->recv, c->rcounts, c->rdispls, MPI_INT, root,
+                    comm);
+        break;
+    case SCATTERV:
+        MPI_Scatterv(b->send, c->scounts, c->sdispls, MPI_INT, b->recv, c->rcounts[0], MPI_INT,
+                     root, comm);
+        break;
+    case ALLGATHERV:
+        MPI_Allgatherv(b->send, c->scounts[0], MPI_INT, b->recv, c->rcounts, c->rdispls, MPI_INT,
+                       comm);
+        break;
+    case ALLTOALLV:
+        MPI_Alltoallv(b->send, c->scounts, c->sdispls, MPI_INT, b->recv, c->rcounts, c->rdispls,
+                      MPI_INT, comm);
+        break;
     default:
         MPI_Barrier(comm);
     }
@@ -148,13 +227,70 @@ static void call_start(const call_t *c, bufs_t *b, MPI_Request *req) {
     case SCATTER:
         MPI_Iscatter(b->send, n, MPI_INT, b->recv, n, MPI_INT, root, comm, req);
         break;
+    case GATHERV:
+        MPI_Igatherv(b->send, c->scounts[0], MPI_INT, b->recv, c->rcounts, c->rdispls, MPI_INT,
+                     root, comm, req);
+        break;
+    case SCATTERV:
+        MPI_Iscatterv(b->send, c->scounts, c->sdispls, MPI_INT, b->recv, c->rcounts[0], MPI_INT,
+                      root, comm, req);
+        break;
+    case ALLGATHERV:
+        MPI_Iallgatherv(b->send, c->scounts[0], MPI_INT, b->recv, c->rcounts, c->rdispls, MPI_INT,
+                        comm, req);
+        break;
+    case ALLTOALLV:
+        MPI_Ialltoallv(b->send, c->scounts, c->sdispls, MPI_INT, b->recv, c->rcounts, c->rdispls,
+                       MPI_INT, comm, req);
+        break;
     default:
         MPI_Ibarrier(comm, req);
     }
 }
 
+/* A v-variant's receive buffer against the values computed here, the gaps between its blocks
+ * and the rest of the buffer untouched (-1); returns 0 at the first wrong value. */
+static int vcall_check(const call_t *c, const bufs_t *b, const char *form) {
+    const int p = c->size, me = c->rank, s = c->salt;
+    const size_t n = b->capacity / sizeof(int);
+    char *covered = check_alloc(n);
+    memset(covered, 0, n);
+    int right = 1;
+    for (int q = 0; q < p && right; q++) {
+        /* the block from rank q: where it lands, and where it comes from in q's send buffer */
+        int displ = c->rdispls[q], count = c->rcounts[q], from = q, offset = 0;
+        if (c->coll == GATHERV && me != c->root) break; /* receives nothing */
+        if (c->coll == SCATTERV) {
+            if (q != c->root) continue;
+            int *scounts = check_alloc(2 * (size_t)p * sizeof(int)), *sdispls = scounts + p;
+            for (int t = 0; t < p; t++) scounts[t] = vblock(c, t);
+            reverse_displs(p, scounts, sdispls); /* the root's layout */
+            displ = 0, count = vblock(c, me), offset = sdispls[me];
+            free(scounts);
+        } else if (c->coll == ALLTOALLV) {
+            offset = vpair_sdispl(c, q, me);
+        }
+        for (int j = 0; j < count && right; j++) {
+            const int want = val(from, (size_t)(offset + j), s), got = b->recv[displ + j];
+            covered[displ + j] = 1;
+            right = CHECK(got == want,
+                          "%s %s of %d ints a block, root %d, salt %d: [%d] of the block from "
+                          "rank %d = %d, expected %d",
+                          form, coll_names[c->coll], c->count, c->root, s, j, from, got, want);
+        }
+    }
+    for (size_t k = 0; k < n && right; k++)
+        right = covered[k] || CHECK(b->recv[k] == -1,
+                                    "%s %s of %d ints a block, root %d, salt %d: [%zu] = %d "
+                                    "outside every block, expected it untouched (-1)",
+                                    form, coll_names[c->coll], c->count, c->root, s, k, b->recv[k]);
+    free(covered);
+    return right;
+}
+
 /* The received values against the ones computed here; returns 0 at the first wrong one. */
 static int call_check(const call_t *c, const bufs_t *b, const char *form) {
+    if (c->scounts) return vcall_check(c, b, form);
     const int n = c->count, p = c->size, me = c->rank, s = c->salt;
     long total = 0;
     switch (c->coll) {
@@ -214,7 +350,9 @@ static void blocking_round(MPI_Comm comm, bufs_t *b, int salt) {
             call_make(&c, (enum coll)coll, comm, b->bytes, salt + 13 * coll + k);
             call_fill(&c, b);
             call_blocking(&c, b);
-            if (!call_check(&c, b, "blocking")) return;
+            const int right = call_check(&c, b, "blocking");
+            call_free(&c);
+            if (!right) return;
         }
 }
 
@@ -231,7 +369,10 @@ static void nonblocking_round(MPI_Comm comm, bufs_t *each, int salt) {
             call_start(&c[coll], &each[coll], &req[coll]);
         }
         MPI_Waitall(COLLS, req, status);
-        for (int coll = 0; coll < COLLS; coll++) call_check(&c[coll], &each[coll], "non-blocking");
+        for (int coll = 0; coll < COLLS; coll++) {
+            call_check(&c[coll], &each[coll], "non-blocking");
+            call_free(&c[coll]);
+        }
     }
     call_t c;
     MPI_Request req;
