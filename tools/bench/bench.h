@@ -93,6 +93,7 @@ typedef struct shmcoll_bench_options {
     int overlap;      /* non-blocking: also the OSU-style overlap of every row */
     int alloc_mem;    /* buffers from MPI_Alloc_mem (shmcoll's shared heap) instead of malloc */
     long first_calls; /* >0: the first calls of fresh communicators, each timed alone (measure.c) */
+    int own_barrier;  /* calls timed alone: each implementation's own barrier before each */
 } shmcoll_bench_options_t;
 
 /* One measured case: a collective at one message size. The counts and displacements of this
@@ -113,7 +114,8 @@ typedef struct shmcoll_bench_case {
     MPI_Comm comm;
     void *sendbuf; /* bcast: the buffer on every rank */
     void *recvbuf;
-    int cache_bust; /* rewrite the send buffer before every call */
+    int cache_bust;  /* rewrite the send buffer before every call */
+    int own_barrier; /* a call timed alone follows its implementation's own barrier */
     shmcoll_bench_form_t form;
     MPI_Request persistent[2]; /* the persistent form's request of each implementation */
 } shmcoll_bench_case_t;

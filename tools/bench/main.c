@@ -63,6 +63,7 @@ static void run_row(shmcoll_bench_case_t *c, const shmcoll_bench_options_t *o, i
                     copy_cache_t *cache) {
     shmcoll_bench_result_t result;
     c->cache_bust = cache_bust;
+    c->own_barrier = o->own_barrier;
     shmcoll_bench_measure_run(c, o, &result);
     if (o->copy && c->bytes) result.copy_gbs = copy_gbs(cache, c, o);
     if (c->rank == 0) shmcoll_bench_report_row(o, c, &result);

@@ -104,7 +104,9 @@ static void check_result(const shmcoll_bench_case_t *c, shmcoll_bench_impl_t imp
 /* One checked loop of `untimed` and then `iters` calls, each timed alone after a PMPI_Barrier
  * (with cache-bust, after its untimed rewrite of the send buffer: without the barrier, ranks that
  * rewrite nothing, bcast's receivers, would time the root's rewrite); returns this rank's seconds
- * in the timed calls. */
+ * in the timed calls. With own_barrier, shmcoll's calls follow MPI_Barrier, shmcoll's barrier, as
+ * in a benchmark run preloaded against the same run without it: where a rooted collective's
+ * receivers leave a barrier before its root, they wait in the call for the difference. */
 static double alone_loop(const shmcoll_bench_case_t *c, shmcoll_bench_impl_t impl, long untimed,
                          long iters) {
     unsigned long tag = next_tag;
@@ -113,7 +115,10 @@ static double alone_loop(const shmcoll_bench_case_t *c, shmcoll_bench_impl_t imp
     double seconds = 0;
     for (long i = -untimed; i < iters; i++) {
         if (c->cache_bust && i > -untimed) write_input(c, ++tag);
-        PMPI_Barrier(c->comm);
+        if (c->own_barrier && impl == SHMCOLL_BENCH_IMPL_SHMCOLL)
+            MPI_Barrier(c->comm);
+        else
+            PMPI_Barrier(c->comm);
         const double start = PMPI_Wtime();
         call_or_abort(c, impl);
         if (i >= 0) seconds += PMPI_Wtime() - start;

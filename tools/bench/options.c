@@ -119,6 +119,9 @@ static void usage(FILE *out) {
         "                   do: every loop on a fresh duplicate of MPI_COMM_WORLD, N/10\n"
         "                   untimed calls, then N calls each timed alone after a barrier\n"
         "                   (shmcoll's measurement of its ways included); no calibration\n"
+        "  --own-barrier    calls timed alone (--first-calls, --cache-bust) follow each\n"
+        "                   implementation's own barrier, MPI_Barrier before shmcoll's, as\n"
+        "                   OSU's loops run preloaded and natively do (default: PMPI_Barrier)\n"
         "  --csv            machine-readable output: CSV instead of the table\n"
         "  --csv-file FILE  also write the results as CSV to FILE (the table, or --csv,\n"
         "                   still goes to standard output); shmcoll-bench-plot draws it\n"
@@ -223,6 +226,7 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
                                              {"overlap", no_argument, NULL, 'O'},
                                              {"alloc-mem", no_argument, NULL, 'A'},
                                              {"first-calls", required_argument, NULL, 'P'},
+                                             {"own-barrier", no_argument, NULL, 'W'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     *o = (shmcoll_bench_options_t){.min_size = 8,
@@ -311,6 +315,9 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
             if (*end || o->first_calls < 1)
                 return fail(rank, "--first-calls must be a positive integer", optarg);
             break;
+        case 'W':
+            o->own_barrier = 1;
+            break;
         case 'F':
             if (rank == 0) {
                 char text[512];
@@ -333,5 +340,7 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
         return fail(rank, "--overlap needs --form nonblocking", NULL);
     if (o->first_calls && (o->iters || o->overlap || o->form != SHMCOLL_BENCH_FORM_BLOCKING))
         return fail(rank, "--first-calls goes with none of --iters, --overlap, --form", NULL);
+    if (o->own_barrier && !o->first_calls && o->bust != SHMCOLL_BENCH_BUST_ALL)
+        return fail(rank, "--own-barrier goes with --first-calls or --cache-bust", NULL);
     return 0;
 }

@@ -83,10 +83,12 @@ static void header(FILE *out, int csv, const shmcoll_bench_options_t *o, int npr
     fprintf(out, "%sshmcoll-bench: p=%d, MPI library: %s, shmcoll %s; load average %s\n", lead,
             nprocs, library, shmcoll_version(), load);
     fprintf(out, "%smachine: %s\n", lead, machine);
-    char loops[96];
+    char loops[160];
     if (o->first_calls)
-        snprintf(loops, sizeof loops, "first %ld calls (after %ld untimed) of fresh communicators",
-                 o->first_calls, o->first_calls / 10);
+        snprintf(loops, sizeof loops,
+                 "first %ld calls (after %ld untimed) of fresh communicators, each after %s",
+                 o->first_calls, o->first_calls / 10,
+                 o->own_barrier ? "its implementation's own barrier" : "PMPI_Barrier");
     else if (o->iters)
         snprintf(loops, sizeof loops, "%ld iterations per loop", o->iters);
     else if (o->target > 0)
