@@ -5,8 +5,9 @@
  * (memory bandwidth swings with the host's state), and a tuning file exists only where someone
  * ran shmcoll-tune. So where no tuning is given (no SHMCOLL_TUNE, no tuning file in force), each
  * size band (the selector's: powers of two of the size every rank knows alike, the descriptor's
- * key, call.h) of each blocking collective on a communicator measures its candidates before it
- * settles:
+ * key, call.h; the barrier's one band is of 0 bytes, and a call of another collective that moves
+ * nothing is not measured) of each blocking collective on a communicator measures its candidates
+ * before it settles:
  *   - the node team's choice (the cost model's row, select/), on one node or composed across
  *     nodes;
  *   - for the collectives that move blocks, the other rows of their kind that serve the call and

@@ -11,12 +11,13 @@
  * scattervs: where the verdicts of the measurements and the checks go is the machine's), then
  * gathers of two doubles (a band of their own, measured and checked in this phase) whose send
  * buffer moves between two every few calls (the stretch's express run cut short, its calls given
- * back), and on rank 0 only a third buffer now and then (the ranks' paths differ). Every result is
- * checked, and every rank must have taken the same way (shmcoll's or the MPI library's, seen in its
- * DAV) on every call. A count that went apart on one rank would hang the measurement's
- * agreements (the test's timeout) or part the ranks' ways. Registered with every verdict the MPI
- * library's (then every small band is checked, against shmcoll's fastest way, and the line of a
- * check is asked for) and at the shipped defaults. */
+ * back), and on rank 0 only a third buffer now and then (the ranks' paths differ); last, barriers
+ * (measured and checked as a band of 0 bytes; no DAV tells their way, the verdict's log line
+ * does). Every result is checked, and every rank must have taken the same way (shmcoll's or the
+ * MPI library's, seen in its DAV) on every call. A count that went apart on one rank would hang the
+ * measurement's agreements (the test's timeout) or part the ranks' ways. Registered with every
+ * verdict the MPI library's (then every small band is checked, against shmcoll's fastest way, and
+ * the line of a check is asked for) and at the shipped defaults. */
 #include "mpi_check.h"
 
 #include <stdio.h>
@@ -79,6 +80,7 @@ int main(int argc, char **argv) {
     }
     for (int n = 0; n < calls; n++)
         ours[n] = (char)call_one(n / PHASE_CALLS, n, send, recv, counts, displs);
+    for (int n = 0; n < PHASE_CALLS; n++) MPI_Barrier(MPI_COMM_WORLD);
     const int took = check_same_ways(ours, calls);
     if (check_rank == 0) printf("%d of %d calls on shmcoll's ways\n", took, calls);
     free(send);
