@@ -286,11 +286,24 @@ shmcoll_status_t shmcoll_coll_gather_single(shmcoll_task_t *task, coll_single_t 
  * q's part of the inline area, of the eager slot, or of the buffer (`piece` bytes). */
 typedef enum { SCATTER_SINGLE, SCATTER_INLINE, SCATTER_EAGER, SCATTER_PIECE } scatter_way_t;
 
+/* The root's own block never travels, so its inline area and eager slot are cut into one part
+ * per other member (at p = 2 the one reader has them whole): a reader's part follows from its
+ * rank and the root's, the same on both sides. Cut into p parts, a scatterv's 5.3 KiB block of
+ * p = 2 missed half the 8 KiB eager slot and took the buffer, whose root waits for its reader's
+ * acknowledgement every other call. */
+static size_t scatter_readers(const shmcoll_channel_t *ch) {
+    return ch->size > 1 ? (size_t)ch->size - 1 : 1;
+}
+static size_t scatter_reader(int q, int root) {
+    return (size_t)(q - (q > root));
+}
+
 static scatter_way_t scatter_way(const shmcoll_team_t *team, const shmcoll_channel_t *ch, size_t n,
                                  size_t piece) {
     if (block_single(team, n, piece)) return SCATTER_SINGLE;
-    if (n <= SHMCOLL_INLINE_BYTES / (size_t)ch->size) return SCATTER_INLINE;
-    return n <= coll_piece_per_member(ch->eager, ch->size) ? SCATTER_EAGER : SCATTER_PIECE;
+    if (n <= SHMCOLL_INLINE_BYTES / scatter_readers(ch)) return SCATTER_INLINE;
+    return n <= coll_piece_per_member(ch->eager, (int)scatter_readers(ch)) ? SCATTER_EAGER
+                                                                           : SCATTER_PIECE;
 }
 
 /* Where member q's block of scatter's one step lies in the root's slots of `step`. */
@@ -299,22 +312,22 @@ static char *scatter_place(const shmcoll_channel_t *ch, int root, uint64_t step,
     switch (way) {
     case SCATTER_INLINE:
         return (char *)shmcoll_channel_inline(ch, root, step) +
-               (size_t)q * (SHMCOLL_INLINE_BYTES / (size_t)ch->size);
+               scatter_reader(q, root) * (SHMCOLL_INLINE_BYTES / scatter_readers(ch));
     case SCATTER_EAGER:
         return (char *)shmcoll_channel_eager(ch, root, step) +
-               (size_t)q * coll_piece_per_member(ch->eager, ch->size);
+               scatter_reader(q, root) * coll_piece_per_member(ch->eager, (int)scatter_readers(ch));
     default:
         return (char *)shmcoll_channel_buffer(ch, root, step) + (size_t)q * piece;
     }
 }
 
-/* Blocks that fit a p-th of the root's inline area travel there, so a call of small blocks is
- * one line, and its root, which then writes no buffer, may run up to SHMCOLL_POST_RING calls
- * ahead of its readers (a scatterv of 8-byte blocks waited for its reader's acknowledgement
- * every other call); blocks that fit a p-th of its eager slot go there, and a root that writes
- * no buffer runs SHMCOLL_EAGER_SLOTS calls ahead. The inline area only, not the post block's
- * whole payload as gather's senders use it: the root may publish its exposed buffer in aux in
- * the same step. */
+/* Blocks that fit a reader's part of the root's inline area travel there (scatter_readers), so a
+ * call of small blocks is one line, and its root, which then writes no buffer, may run up to
+ * SHMCOLL_POST_RING calls ahead of its readers (a scatterv of 8-byte blocks waited for its
+ * reader's acknowledgement every other call); blocks that fit a reader's part of its eager slot
+ * go there, and a root that writes no buffer runs SHMCOLL_EAGER_SLOTS calls ahead. The inline area
+ * only, not the post block's whole payload as gather's senders use it: the root may publish its
+ * exposed buffer in aux in the same step. */
 shmcoll_status_t shmcoll_coll_scatter_single(shmcoll_task_t *task, coll_single_t *c,
                                              const char *sendbuf, const coll_bytes_t *blocks,
                                              char *recvbuf, size_t my_count, int root) {
