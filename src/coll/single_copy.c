@@ -291,8 +291,10 @@ typedef enum { SCATTER_SINGLE, SCATTER_INLINE, SCATTER_EAGER, SCATTER_PIECE } sc
  * rank and the root's, the same on both sides. Cut into p parts, a scatterv's 5.3 KiB block of
  * p = 2 missed half the 8 KiB eager slot and took the buffer, whose root waits for its reader's
  * acknowledgement every other call. */
-static size_t scatter_readers(const shmcoll_channel_t *ch) {
-    return ch->size > 1 ? (size_t)ch->size - 1 : 1;
+static size_t scatter_part(const shmcoll_channel_t *ch, scatter_way_t way) {
+    const int readers = ch->size > 1 ? ch->size - 1 : 1;
+    return way == SCATTER_INLINE ? SHMCOLL_INLINE_BYTES / (size_t)readers
+                                 : coll_piece_per_member(ch->eager, readers);
 }
 static size_t scatter_reader(int q, int root) {
     return (size_t)(q - (q > root));
@@ -301,9 +303,8 @@ static size_t scatter_reader(int q, int root) {
 static scatter_way_t scatter_way(const shmcoll_team_t *team, const shmcoll_channel_t *ch, size_t n,
                                  size_t piece) {
     if (block_single(team, n, piece)) return SCATTER_SINGLE;
-    if (n <= SHMCOLL_INLINE_BYTES / scatter_readers(ch)) return SCATTER_INLINE;
-    return n <= coll_piece_per_member(ch->eager, (int)scatter_readers(ch)) ? SCATTER_EAGER
-                                                                           : SCATTER_PIECE;
+    if (n <= scatter_part(ch, SCATTER_INLINE)) return SCATTER_INLINE;
+    return n <= scatter_part(ch, SCATTER_EAGER) ? SCATTER_EAGER : SCATTER_PIECE;
 }
 
 /* Where member q's block of scatter's one step lies in the root's slots of `step`. */
@@ -312,16 +313,16 @@ static char *scatter_place(const shmcoll_channel_t *ch, int root, uint64_t step,
     switch (way) {
     case SCATTER_INLINE:
         return (char *)shmcoll_channel_inline(ch, root, step) +
-               scatter_reader(q, root) * (SHMCOLL_INLINE_BYTES / scatter_readers(ch));
+               scatter_reader(q, root) * scatter_part(ch, way);
     case SCATTER_EAGER:
         return (char *)shmcoll_channel_eager(ch, root, step) +
-               scatter_reader(q, root) * coll_piece_per_member(ch->eager, (int)scatter_readers(ch));
+               scatter_reader(q, root) * scatter_part(ch, way);
     default:
         return (char *)shmcoll_channel_buffer(ch, root, step) + (size_t)q * piece;
     }
 }
 
-/* Blocks that fit a reader's part of the root's inline area travel there (scatter_readers), so a
+/* Blocks that fit a reader's part of the root's inline area travel there (scatter_part), so a
  * call of small blocks is one line, and its root, which then writes no buffer, may run up to
  * SHMCOLL_POST_RING calls ahead of its readers (a scatterv of 8-byte blocks waited for its
  * reader's acknowledgement every other call); blocks that fit a reader's part of its eager slot

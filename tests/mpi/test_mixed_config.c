@@ -262,11 +262,8 @@ static int vcall_check(const call_t *c, const bufs_t *b, const char *form) {
         if (c->coll == GATHERV && me != c->root) break; /* receives nothing */
         if (c->coll == SCATTERV) {
             if (q != c->root) continue;
-            int *scounts = check_alloc(2 * (size_t)p * sizeof(int)), *sdispls = scounts + p;
-            for (int t = 0; t < p; t++) scounts[t] = vblock(c, t);
-            reverse_displs(p, scounts, sdispls); /* the root's layout */
-            displ = 0, count = vblock(c, me), offset = sdispls[me];
-            free(scounts);
+            /* the root's layout, which call_make gives every rank */
+            displ = 0, count = c->rcounts[0], offset = c->sdispls[me];
         } else if (c->coll == ALLTOALLV) {
             offset = vpair_sdispl(c, q, me);
         }
