@@ -13,10 +13,11 @@
 #include "core/task.h"
 
 /* barrier */
-extern const shmcoll_task_ops_t shmcoll_coll_barrier_flat_ops;    /* barrier.c */
-extern const shmcoll_task_ops_t shmcoll_coll_barrier_dissem_ops;  /* dissem.c */
-extern const shmcoll_task_ops_t shmcoll_coll_barrier_knomial_ops; /* knomial.c, params.radix */
-extern const shmcoll_task_ops_t shmcoll_coll_barrier_hier_ops;    /* hier_barrier.c */
+extern const shmcoll_task_ops_t shmcoll_coll_barrier_flat_ops;       /* barrier.c */
+extern const shmcoll_task_ops_t shmcoll_coll_barrier_root_first_ops; /* barrier.c */
+extern const shmcoll_task_ops_t shmcoll_coll_barrier_dissem_ops;     /* dissem.c */
+extern const shmcoll_task_ops_t shmcoll_coll_barrier_knomial_ops;    /* knomial.c, params.radix */
+extern const shmcoll_task_ops_t shmcoll_coll_barrier_hier_ops;       /* hier_barrier.c */
 
 /* bcast */
 extern const shmcoll_task_ops_t shmcoll_coll_bcast_pipeline_ops; /* bcast.c */

@@ -48,11 +48,13 @@
 #define OUTLIER      32.0  /* ... its periods this many times the median left out */
 #define RECOVERY     2     /* ... and this many periods after each of those */
 #define MIN_PERIODS  16    /* ... and deciding only with this many periods of each way */
+#define ROOT_LEAD    0.5   /* a barrier lets rank 0 out first (see exits_root_first) */
 
 /* The rows of each kind that move data in ways whose speed depends on the machine's state (single
  * copy against copy-in/copy-out; across nodes, allreduce's forms: one leader's step of the whole
  * vector against the leaders' shares), measured besides the node team's choice (the composition's)
- * where they serve: at most two of them. */
+ * where they serve: at most two of them. The barrier's: one that lets the last rank to arrive out
+ * first and one that lets rank 0 out first (see choose). */
 static const char *const alternatives[SHMCOLL_KIND_COUNT][3] = {
     [SHMCOLL_KIND_ALLREDUCE] = {"one-leader", "shares", "segments"},
     [SHMCOLL_KIND_BCAST] = {"single-copy", "pipeline"},
@@ -61,7 +63,13 @@ static const char *const alternatives[SHMCOLL_KIND_COUNT][3] = {
     [SHMCOLL_KIND_GATHER] = {"single-copy", "pipeline"},
     [SHMCOLL_KIND_SCATTER] = {"single-copy", "pipeline"},
     [SHMCOLL_KIND_ALLTOALL] = {"single-copy", "rotated"},
+    [SHMCOLL_KIND_BARRIER] = {"dissem", "root-first"},
 };
+
+/* The barrier's rows that let rank 0 out first: it releases the others once all arrived. */
+static int releases_root_first(const char *row) {
+    return row && (!strcmp(row, "root-first") || !strcmp(row, "knomial") || !strcmp(row, "hier"));
+}
 
 /* The key every rank takes for a collective whose sizes only some ranks know (key_local, call.h:
  * gatherv, scatterv, alltoallv): the ranks' mean share, agreed every few calls (see share_key). */
@@ -103,6 +111,8 @@ typedef struct shmcoll_mpi_calib_band {
     uint8_t watch_off;          /* not watched: a drift's verdict till due, a drifted verdict of
                                  * the MPI library's till its measurement ends */
     uint8_t tuned;              /* given tuning chooses (never measured) */
+    uint8_t root_first;         /* the barrier's ways (bit w) that let rank 0 out first ... */
+    uint8_t mpi_root_first;     /* ... and whether the MPI library's does (see settle) */
     uint32_t epoch;             /* changes with every verdict */
     uint32_t countdown;         /* calls the verdict serves before it is measured again */
     uint32_t interval;          /* the countdown's start */
@@ -116,6 +126,9 @@ typedef struct shmcoll_mpi_calib_band {
     double best[MAX_WAYS];   /* this rank's fastest timed block of each way, per call (0: none) */
     double probe[MAX_WAYS];  /* this rank's time of each way's probe call */
     double block;            /* the time of the current block's calls so far */
+    long double exits;       /* a barrier's timed calls of the MPI library's way: their ends ... */
+    uint32_t exit_calls;     /* ... summed (long: seconds since boot, to the nanosecond), and how
+                              * many */
     double *check_stamps;    /* the loop check's stamped calls' starts, STRETCH of each way ... */
     uint32_t check_calls[2]; /* ... and their number (see check_begin) */
     uint32_t check_grown;    /* the interval after the loop check where it keeps the old verdict */
@@ -249,6 +262,8 @@ static void measure_anew(calib_band_t *band, size_t bytes) {
     band->calls = band->spread = band->in_block = 0;
     band->round = band->turn_k = 0;
     for (int w = 0; w < MAX_WAYS; w++) band->best[w] = band->probe[w] = 0;
+    band->exits = 0;
+    band->exit_calls = 0;
 }
 
 /* Whether tuning rules are in force (SHMCOLL_TUNE, a tuning file): they then choose, not the
@@ -638,6 +653,9 @@ void shmcoll_mpi_calibrate_prepared(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_
                 shmcoll_group_row_serves(call->group, &call->args, alt[a]))
                 band->rows[n++] = alt[a];
         band->nways = (uint8_t)(n + 1); /* and the MPI library's */
+        for (int w = 0; w < n && call->args.kind == SHMCOLL_KIND_BARRIER; w++)
+            if (releases_root_first(band->rows[w] ? band->rows[w] : band->pick))
+                band->root_first |= (uint8_t)(1u << w);
     }
     call->args.row = turn->row;
 }
@@ -691,15 +709,33 @@ static uint8_t spread_gap(const calib_band_t *band, const double *slowest, int v
 }
 
 /* The fastest of shmcoll's ways not in `out` (bit w), then the MPI library's where it is faster
- * by the margin and not in `out`. */
+ * by the margin and not in `out`; but for a barrier where the MPI library's lets rank 0 out first
+ * (exits_root_first), the fastest of shmcoll's that does so too, unless the MPI library's is
+ * faster than that by the margin. Who leaves a barrier first decides the time of a rooted call
+ * after it (coll/barrier.c, the root-first barrier). In a loop of calls each after a barrier
+ * (OSU's; `shmcoll-bench --own-barrier --first-calls 1000`, p = 2, each barrier forced in turn,
+ * twice), after the dissemination barrier and after the root-first one: MPICH, whose barrier lets
+ * rank 0 out first, bcast of 8-512 B 1.01-1.22x and 1.67-2.25x, scatter 0.60-1.00x and
+ * 1.08-1.63x, allreduce, allgather and alltoall 0.35-0.66 us a call after either, the barrier
+ * itself 3.3x and 2.8-3.2x; Open MPI, whose barrier lets the last rank to arrive out first as the
+ * dissemination barrier does, bcast and scatter 1.3-1.9x and 2.6-4.5x, the others alike, but the
+ * barrier 1.5x and 0.99-1.15x: there the fastest serves. Ways left out during the measurement
+ * (round_end) count with the time of the rounds they ran. */
 static int choose(const calib_band_t *band, const double *slowest, unsigned out) {
     const int mpi = band->nways - 1;
     int verdict = -1;
     for (int w = 0; w < mpi; w++)
         if (!(out >> w & 1) && (verdict < 0 || slowest[w] < slowest[verdict])) verdict = w;
     if (verdict < 0) return mpi;
-    if (!(out >> mpi & 1) && slowest[mpi] < mpi_margin() * slowest[verdict]) verdict = mpi;
-    return verdict;
+    if (!(out >> mpi & 1) && slowest[mpi] < mpi_margin() * slowest[verdict]) return mpi;
+    if (!band->mpi_root_first || band->root_first >> verdict & 1) return verdict;
+    int first = -1; /* the fastest way that lets rank 0 out first */
+    for (int w = 0; w < mpi; w++)
+        if (band->root_first >> w & 1 && slowest[w] > 0 &&
+            (first < 0 || slowest[w] < slowest[first]))
+            first = w;
+    if (first < 0) return verdict;
+    return !(out >> mpi & 1) && slowest[mpi] < mpi_margin() * slowest[first] ? mpi : first;
 }
 
 /* The loop check, below 64 KiB: after a measurement, its verdict and the rival (the MPI library's
@@ -835,6 +871,28 @@ static void check_step(shmcoll_mpi_call_t *call, calib_band_t *band) {
         -took[2 + !theirs], 1e6 * took[theirs], -took[2 + theirs], way_name(band, band->verdict));
 }
 
+/* A barrier's measurement: whether the MPI library's barrier let rank 0 out first. The ends of its
+ * timed calls, the same calls on every rank and stamped on one clock (one node's), each rank's
+ * mean: rank 0's against the earliest of the others' (a slot each in settle's agreement, MAX, the
+ * others' negated). Rank 0 out first by ROOT_LEAD of shmcoll's fastest barrier (about a cache
+ * line's transfer) or more: MPICH's barrier let rank 0 out 0.20-0.43 us before the other (its
+ * calls 0.93-1.06 us, the dissemination barrier's 0.28-0.33), Open MPI's by -0.06-0.08 us in
+ * most measurements and by 0.18-0.22 in two of twelve (its calls 0.36-0.43, the dissemination
+ * barrier's 0.26-0.31; p = 2). */
+static void exits_mine(const calib_band_t *band, int rank, double *mine) {
+    const double mean = band->exit_calls ? (double)(band->exits / band->exit_calls) : 0;
+    mine[0] = rank == 0 ? mean : -HUGE_VAL;
+    mine[1] = rank == 0 ? -HUGE_VAL : -mean;
+}
+
+static int exits_root_first(const calib_band_t *band, const double *slowest) {
+    const int n = band->nways;
+    double fastest = 0; /* shmcoll's fastest barrier */
+    for (int w = 0; w < n - 1; w++)
+        if (slowest[w] > 0 && (fastest == 0 || slowest[w] < fastest)) fastest = slowest[w];
+    return band->exit_calls && fastest > 0 && -slowest[n + 1] - slowest[n] >= ROOT_LEAD * fastest;
+}
+
 /* Every rank's fastest call of each way, the slowest over the ranks, decides; the node team's
  * choice always takes part (a probe that left it out gave it its probe's time). Where the verdict's
  * watched calls drifted (see watch) and the measurement they called gives the same way again, the
@@ -844,10 +902,13 @@ static void check_step(shmcoll_mpi_call_t *call, calib_band_t *band) {
  * and took 6.6 ms a call in a benchmark's loop (the MPI library's 5.1-5.4 ms): the watch sent it
  * to be measured again, which gave the pipeline again, and the row ran at 0.69-0.81x. */
 static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
-    double slowest[MAX_WAYS];
-    const int n = band->nways;
-    if (!agreed(call, PMPI_Allreduce(band->best, slowest, n, MPI_DOUBLE, MPI_MAX, call->comm)))
+    double mine[MAX_WAYS + 2], slowest[MAX_WAYS + 2];
+    const int n = band->nways, exits = band->root_first ? 2 : 0;
+    memcpy(mine, band->best, (size_t)n * sizeof *mine);
+    if (exits) exits_mine(band, call->state->rank, mine + n);
+    if (!agreed(call, PMPI_Allreduce(mine, slowest, n + exits, MPI_DOUBLE, MPI_MAX, call->comm)))
         return;
+    band->mpi_root_first = (uint8_t)(exits && exits_root_first(band, slowest));
     int verdict = choose(band, slowest, left_out(band) & ~1u);
     /* drift_seen is set only where the watch sent shmcoll's verdict to be measured again (the MPI
      * library's way drifting is measured again spread, see watch), and cleared here */
@@ -919,14 +980,19 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
                                way_name(band, w), time);
     }
     const int b = shmcoll_select_band(bytes);
-    char check[96] = "";
+    char check[96] = "", order[96] = "";
+    if (exits && band->exit_calls)
+        snprintf(order, sizeof order,
+                 " (the MPI library's lets rank 0 out %.2f us before the others)",
+                 1e6 * (-slowest[n + 1] - slowest[n]));
     if (rival >= 0)
         snprintf(check, sizeof check, ", checked in a loop against %s first",
                  way_name(band, rival));
-    shmcoll_log_verbose("%s, band [%zu, %zu) bytes on %d ranks: measured %s: %s from now on, "
+    shmcoll_log_verbose("%s, band [%zu, %zu) bytes on %d ranks: measured %s%s: %s from now on, "
                         "measured again in %u calls%s",
                         call->function, b ? (size_t)1 << (b - 1) : 0, b ? (size_t)1 << b : 1,
-                        call->state->size, times, way_name(band, verdict), band->interval, check);
+                        call->state->size, times, order, way_name(band, verdict), band->interval,
+                        check);
 }
 
 /* A watched call taking a band's verdict (from 64 KiB, see watch_interval): its time, the fastest
@@ -1022,7 +1088,12 @@ void shmcoll_mpi_calibrate_end(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_
         return;
     }
     if (!turn->timed) return;
-    band->block += shmcoll_shm_now() - turn->start; /* the call's own time, not the application's */
+    const double now = shmcoll_shm_now();
+    band->block += now - turn->start; /* the call's own time, not the application's */
+    if (band->root_first && mpi_way(band, turn->way)) { /* when it let this rank out (settle) */
+        band->exits += now;
+        band->exit_calls++;
+    }
     if (!turn->block_end) return;
     const double per_call = band->block / block_calls(turn->bytes);
     double *best = &band->best[turn->way];

@@ -28,6 +28,14 @@ static double barrier_flat_cost(const shmcoll_select_args_t *a, const shmcoll_se
     return shmcoll_cost_sync_all(t);
 }
 
+/* Root-first: the flat barrier and, for members that find rank 0 there before them, rank 0's
+ * release. Modelled at its worst, so the model never takes it: calibration does, where it lets a
+ * rooted call after the barrier find rank 0 out first (mpi/calibrate.c, choose). */
+static double barrier_root_first_cost(const shmcoll_select_args_t *a,
+                                      const shmcoll_select_team_t *t) {
+    return shmcoll_cost_sync_all(t) + shmcoll_cost_sync(t);
+}
+
 /* Dissemination: ceil(log2 p) rounds, each waiting for one partner. */
 static double barrier_dissem_cost(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
     return ceil(log2(t->size > 1 ? t->size : 1)) * shmcoll_cost_sync(t);
@@ -312,6 +320,14 @@ static const shmcoll_algo_t registry[] = {
      always,
      barrier_flat_cost,
      &shmcoll_coll_barrier_flat_ops,
+     {0},
+     0},
+    {KIND(BARRIER),
+     "root-first",
+     "every member posts a flag; rank 0 leaves once all have, the others after it if it came first",
+     always,
+     barrier_root_first_cost,
+     &shmcoll_coll_barrier_root_first_ops,
      {0},
      0},
     {KIND(BARRIER),

@@ -115,8 +115,8 @@ void shmcoll_channel_first_touch(shmcoll_channel_t *ch) {
     memset(shmcoll_channel_buffer(ch, ch->rank, 0), 0, 2 * ch->chunk);
 }
 
-/* Member r is done with step `need` (acknowledged it, or posted a later step). */
-static shmcoll_status_t test_done(shmcoll_channel_t *ch, int r, uint64_t need, shmcoll_wait_t *w) {
+shmcoll_status_t shmcoll_channel_test_done_by(shmcoll_channel_t *ch, int r, uint64_t need,
+                                              shmcoll_wait_t *w) {
     if (r == ch->rank || ch->peer_done[r] >= need) return SHMCOLL_OK;
     SHMCOLL_CHECK(shmcoll_shm_test_geq(&ch->ctrl[r].ack.step, need, r, w));
     ch->peer_done[r] = shmcoll_flag_load(&ch->ctrl[r].ack.step);
@@ -125,13 +125,13 @@ static shmcoll_status_t test_done(shmcoll_channel_t *ch, int r, uint64_t need, s
 
 shmcoll_status_t shmcoll_channel_test_done_slow(shmcoll_channel_t *ch, uint64_t need,
                                                 shmcoll_wait_t *w) {
-    for (int r = 0; r < ch->size; r++) SHMCOLL_CHECK(test_done(ch, r, need, w));
+    for (int r = 0; r < ch->size; r++) SHMCOLL_CHECK(shmcoll_channel_test_done_by(ch, r, need, w));
     return SHMCOLL_OK;
 }
 
 shmcoll_status_t shmcoll_channel_test_claim_one(shmcoll_channel_t *ch, uint64_t step, int reader,
                                                 shmcoll_wait_t *w) {
-    return step <= 2 ? SHMCOLL_OK : test_done(ch, reader, step - 2, w);
+    return step <= 2 ? SHMCOLL_OK : shmcoll_channel_test_done_by(ch, reader, step - 2, w);
 }
 
 /* The waiting forms: test, wait for the flag the test names, test again. */

@@ -172,6 +172,10 @@ static inline void *shmcoll_channel_aux(const shmcoll_channel_t *ch, int rank, u
 /* ---- Tests: never wait. OK when the condition holds, else IN_PROGRESS with the flag to wait
  * for in *w (shm/wait.h). Resumable tasks (core/task.h) are written with these only. ---- */
 
+/* Member `rank` is done with step `need` (acknowledged it, or posted a later step). */
+shmcoll_status_t shmcoll_channel_test_done_by(shmcoll_channel_t *ch, int rank, uint64_t need,
+                                              shmcoll_wait_t *w);
+
 /* Every other member is done with step `need` (acknowledged it, or posted a later step). What a
  * member is known to be done with is kept locally (peer_done), so in the steady state this reads
  * no flag. */

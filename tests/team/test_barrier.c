@@ -55,7 +55,7 @@ static int body(shmcoll_team_t *team, void *arg) {
 
 int main(int argc, char **argv) {
     static const int sizes[] = {1, 2, 3, 4, 5, 7, 8, 13, 16};
-    static const char *const algos[] = {"flat", "dissem", "knomial", "hier"};
+    static const char *const algos[] = {"flat", "root-first", "dissem", "knomial", "hier"};
     int count = argc > 1 ? argc - 1 : (int)NELEMS(sizes), failures = 0;
     for (size_t a = 0; a < NELEMS(algos); a++) {
         char tune[64];
