@@ -43,21 +43,15 @@ const shmcoll_task_ops_t shmcoll_coll_barrier_flat_ops = {.init = barrier_flat_i
  * rank 0; one that does not waits, as in the flat barrier, for every member's arrival. Either wait
  * ends only after every member arrived, whichever way the look at rank 0's flag went. Steps: 1;
  * synchronisation: rank 0 reads p - 1 flags, the others rank 0's two or p - 1; DAV 0. */
-typedef struct barrier_root_first {
-    uint64_t step;
-    int released; /* waits for rank 0's release */
-} barrier_root_first_t;
-
 static shmcoll_status_t barrier_root_first_progress(shmcoll_task_t *task) {
-    barrier_root_first_t *s = SHMCOLL_TASK_STATE(task, barrier_root_first_t);
+    barrier_flat_t *s = SHMCOLL_TASK_STATE(task, barrier_flat_t); /* the flat barrier's state */
     shmcoll_channel_t *ch = task->ch;
     SHMCOLL_RESUME_BEGIN(&task->pc);
     if (ch->size == 1) return SHMCOLL_OK;
     s->step = shmcoll_channel_next_step(ch);
     shmcoll_channel_post(ch, s->step);
-    s->released =
-        ch->rank != 0 && shmcoll_channel_test_post(ch, 0, s->step, &task->wait) == SHMCOLL_OK;
-    if (s->released)
+    /* a resumed wait jumps back to its test, inside its branch: the look is not taken again */
+    if (ch->rank != 0 && shmcoll_channel_test_post(ch, 0, s->step, &task->wait) == SHMCOLL_OK)
         SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_done_by(ch, 0, s->step, &task->wait));
     else
         SHMCOLL_AWAIT(task, &task->pc, shmcoll_channel_test_all(ch, s->step, &task->wait));

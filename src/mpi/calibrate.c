@@ -708,6 +708,22 @@ static uint8_t spread_gap(const calib_band_t *band, const double *slowest, int v
     return gap >= SPREAD_MAX ? SPREAD_MAX : gap <= SPREAD ? SPREAD : (uint8_t)(gap + 1);
 }
 
+/* The ways (bit w) without a time in `slowest`: pruned ones. */
+static unsigned timeless_ways(const calib_band_t *band, const double *slowest) {
+    unsigned timeless = 0;
+    for (int w = 0; w < band->nways; w++)
+        if (!(slowest[w] > 0)) timeless |= 1u << w;
+    return timeless;
+}
+
+/* The fastest of shmcoll's ways not in `out` (bit w), or -1. */
+static int fastest_way(const calib_band_t *band, const double *slowest, unsigned out) {
+    int fastest = -1;
+    for (int w = 0; w < band->nways - 1; w++)
+        if (!(out >> w & 1) && (fastest < 0 || slowest[w] < slowest[fastest])) fastest = w;
+    return fastest;
+}
+
 /* The fastest of shmcoll's ways not in `out` (bit w), then the MPI library's where it is faster
  * by the margin and not in `out`; but for a barrier where the MPI library's lets rank 0 out first
  * (exits_root_first), the fastest of shmcoll's that does so too, unless the MPI library's is
@@ -723,17 +739,13 @@ static uint8_t spread_gap(const calib_band_t *band, const double *slowest, int v
  * (round_end) count with the time of the rounds they ran. */
 static int choose(const calib_band_t *band, const double *slowest, unsigned out) {
     const int mpi = band->nways - 1;
-    int verdict = -1;
-    for (int w = 0; w < mpi; w++)
-        if (!(out >> w & 1) && (verdict < 0 || slowest[w] < slowest[verdict])) verdict = w;
+    const int verdict = fastest_way(band, slowest, out);
     if (verdict < 0) return mpi;
     if (!(out >> mpi & 1) && slowest[mpi] < mpi_margin() * slowest[verdict]) return mpi;
     if (!band->mpi_root_first || band->root_first >> verdict & 1) return verdict;
-    int first = -1; /* the fastest way that lets rank 0 out first */
-    for (int w = 0; w < mpi; w++)
-        if (band->root_first >> w & 1 && slowest[w] > 0 &&
-            (first < 0 || slowest[w] < slowest[first]))
-            first = w;
+    /* the fastest way that lets rank 0 out first */
+    const int first =
+        fastest_way(band, slowest, ~(unsigned)band->root_first | timeless_ways(band, slowest));
     if (first < 0) return verdict;
     return !(out >> mpi & 1) && slowest[mpi] < mpi_margin() * slowest[first] ? mpi : first;
 }
@@ -759,9 +771,7 @@ static int choose(const calib_band_t *band, const double *slowest, unsigned out)
 static int check_begin(calib_band_t *band, const double *slowest, int verdict, size_t bytes) {
     if (bytes >= MEDIUM_BYTES) return -1;
     const int mpi = band->nways - 1;
-    unsigned timeless = 0; /* ways without a time in this measurement: pruned ones */
-    for (int w = 0; w < band->nways; w++)
-        if (!(slowest[w] > 0)) timeless |= 1u << w;
+    const unsigned timeless = timeless_ways(band, slowest);
     const int rival = verdict == mpi ? choose(band, slowest, timeless | 1u << mpi) : mpi;
     if (rival == verdict || timeless >> rival & 1 ||
         slowest[rival] > CHECK_RANGE * slowest[verdict] ||
@@ -885,12 +895,15 @@ static void exits_mine(const calib_band_t *band, int rank, double *mine) {
     mine[1] = rank == 0 ? -HUGE_VAL : -mean;
 }
 
+/* How long before the earliest of the others rank 0 left, from the agreed slots. */
+static double exits_lead(const double *agreed) {
+    return -agreed[1] - agreed[0];
+}
+
 static int exits_root_first(const calib_band_t *band, const double *slowest) {
-    const int n = band->nways;
-    double fastest = 0; /* shmcoll's fastest barrier */
-    for (int w = 0; w < n - 1; w++)
-        if (slowest[w] > 0 && (fastest == 0 || slowest[w] < fastest)) fastest = slowest[w];
-    return band->exit_calls && fastest > 0 && -slowest[n + 1] - slowest[n] >= ROOT_LEAD * fastest;
+    const int fastest = fastest_way(band, slowest, timeless_ways(band, slowest));
+    return band->exit_calls && fastest >= 0 &&
+           exits_lead(slowest + band->nways) >= ROOT_LEAD * slowest[fastest];
 }
 
 /* Every rank's fastest call of each way, the slowest over the ranks, decides; the node team's
@@ -916,10 +929,7 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     if (band->drift_seen > 0 && verdict == band->verdict &&
         band->drift_seen * (double)bytes > slowest[verdict]) {
         seen = slowest[verdict] = band->drift_seen * (double)bytes;
-        unsigned timeless = 0; /* ways without a time in this measurement: pruned ones */
-        for (int w = 0; w < n; w++)
-            if (!(slowest[w] > 0)) timeless |= 1u << w;
-        verdict = choose(band, slowest, timeless);
+        verdict = choose(band, slowest, timeless_ways(band, slowest));
     }
     band->drift_seen = 0;
     prune(band, slowest, verdict);
@@ -984,7 +994,7 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     if (exits && band->exit_calls)
         snprintf(order, sizeof order,
                  " (the MPI library's lets rank 0 out %.2f us before the others)",
-                 1e6 * (-slowest[n + 1] - slowest[n]));
+                 1e6 * exits_lead(slowest + n));
     if (rival >= 0)
         snprintf(check, sizeof check, ", checked in a loop against %s first",
                  way_name(band, rival));
