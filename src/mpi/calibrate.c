@@ -44,11 +44,14 @@
 #define SHARE_EVERY  256   /* a shared key is agreed at least every this many calls (share_key) */
 #define SHARE_LAG    16    /* ... posted this many calls before its sums are taken, on one node */
 #define STRETCH      128   /* the loop check's calls of each way (see check_begin) ... */
+#define WARM_UP      64    /* ... the first this many of which are not counted */
 #define CHECK_RANGE  2.0   /* ... where the rival's measured time is within this of the verdict's */
 #define OUTLIER      32.0  /* ... its periods this many times the median left out */
 #define RECOVERY     2     /* ... and this many periods after each of those */
 #define MIN_PERIODS  16    /* ... and deciding only with this many periods of each way */
-#define ROOT_LEAD    0.5   /* a barrier lets rank 0 out first (see exits_root_first) */
+#define ROOT_LEAD    0.5   /* a barrier lets rank 0 out first (see exits_root_first) ... */
+#define EXIT_SLOTS   32    /* ... told from at most this many of its calls, the first timed */
+#define MIN_EXITS    4     /* ... and from no fewer */
 
 /* The rows of each kind that move data in ways whose speed depends on the machine's state (single
  * copy against copy-in/copy-out; across nodes, allreduce's forms: one leader's step of the whole
@@ -126,9 +129,9 @@ typedef struct shmcoll_mpi_calib_band {
     double best[MAX_WAYS];   /* this rank's fastest timed block of each way, per call (0: none) */
     double probe[MAX_WAYS];  /* this rank's time of each way's probe call */
     double block;            /* the time of the current block's calls so far */
-    long double exits;       /* a barrier's timed calls of the MPI library's way: their ends ... */
-    uint32_t exit_calls;     /* ... summed (long: seconds since boot, to the nanosecond), and how
-                              * many */
+    double *exits;           /* a barrier's first timed calls of the MPI library's way: their
+                              * ends (EXIT_SLOTS, with root_first) ... */
+    uint32_t exit_calls;     /* ... and how many */
     double *check_stamps;    /* the loop check's stamped calls' starts, STRETCH of each way ... */
     uint32_t check_calls[2]; /* ... and their number (see check_begin) */
     uint32_t check_grown;    /* the interval after the loop check where it keeps the old verdict */
@@ -150,8 +153,10 @@ typedef struct calib {
 static void calib_free(void *p) {
     calib_t *calib = p;
     for (int c = 0; c < SHMCOLL_MPI_COLL_COUNT; c++) {
-        for (int b = 0; calib->bands[c] && b < SHMCOLL_SELECT_BANDS; b++)
+        for (int b = 0; calib->bands[c] && b < SHMCOLL_SELECT_BANDS; b++) {
             free(calib->bands[c][b].check_stamps);
+            free(calib->bands[c][b].exits);
+        }
         free(calib->bands[c]);
     }
     free(calib);
@@ -262,7 +267,6 @@ static void measure_anew(calib_band_t *band, size_t bytes) {
     band->calls = band->spread = band->in_block = 0;
     band->round = band->turn_k = 0;
     for (int w = 0; w < MAX_WAYS; w++) band->best[w] = band->probe[w] = 0;
-    band->exits = 0;
     band->exit_calls = 0;
 }
 
@@ -656,6 +660,8 @@ void shmcoll_mpi_calibrate_prepared(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_
         for (int w = 0; w < n && call->args.kind == SHMCOLL_KIND_BARRIER; w++)
             if (releases_root_first(band->rows[w] ? band->rows[w] : band->pick))
                 band->root_first |= (uint8_t)(1u << w);
+        /* without the memory, no call's end is kept: the order is not told (exits_root_first) */
+        if (band->root_first) band->exits = malloc(EXIT_SLOTS * sizeof *band->exits);
     }
     call->args.row = turn->row;
 }
@@ -762,11 +768,19 @@ static int choose(const calib_band_t *band, const double *slowest, unsigned out)
  * MPICH's 4 KiB gathers took 1.0-1.5 us a call, alone from any wrapper, and a loop of them
  * 0.73-0.99 us; Open MPI's 8-byte gather 0.27-0.35 against 0.18-0.20 (p = 2); shmcoll's ways,
  * which do not lean on the peer running ahead, take in a block about what they take in a loop,
- * and the verdicts gave them rows they served at 0.5-0.8x. What the application does between its
- * calls counts alike in both stretches where it is the same, and a long pause is an outlier. A
- * call that takes the usual path (its arguments changed; statistics or checks take every call
- * through it) is not stamped, nor is the period that holds it counted (check_mark), and where a
- * rank counted fewer than MIN_PERIODS periods of a stretch, the check decides nothing. Not for a
+ * and the verdicts gave them rows they served at 0.5-0.8x. A loop of the MPI library's calls
+ * reaches its pace only when its eager sends have run ahead, some dozens of calls into its
+ * stretch: the periods that end in a stretch's first WARM_UP calls are not counted. MPICH's 4 KiB
+ * gathers and scatters after shmcoll's stretch took 0.80 and 0.86 us a call over their first 32
+ * calls, 0.72 and 0.78 over the next 32, 0.65 and 0.70 from the 96th (p = 2); counted from the
+ * first, the check gave that way 0.72-0.96 us against its 0.47-0.65 in a benchmark's loop, and
+ * the pipeline's 0.60-0.67 won. Longer stretches cost the first calls more: 256 calls, the last
+ * 128 counted, cost a benchmark of the first 1000 calls of each size, a barrier before each, 5.6%
+ * below 4 KiB (MPICH). What the application does
+ * between its calls counts alike in both stretches where it is the same, and a long pause is an
+ * outlier. A call that takes the usual path (its arguments changed; statistics or checks take every
+ * call through it) is not stamped, nor is the period that holds it counted (check_mark), and where
+ * a rank counted fewer than MIN_PERIODS periods of a stretch, the check decides nothing. Not for a
  * rival measured more than CHECK_RANGE times slower. Returns the rival checked, or -1. */
 static int check_begin(calib_band_t *band, const double *slowest, int verdict, size_t bytes) {
     if (bytes >= MEDIUM_BYTES) return -1;
@@ -858,7 +872,7 @@ static void check_step(shmcoll_mpi_call_t *call, calib_band_t *band) {
     for (int k = 0; k < 2; k++) {
         uint32_t counted;
         mine[k] = shmcoll_loop_time(band->check_stamps + k * STRETCH, band->check_breaks[k],
-                                    band->check_calls[k], OUTLIER, RECOVERY, &counted);
+                                    band->check_calls[k], WARM_UP, OUTLIER, RECOVERY, &counted);
         mine[2 + k] = -(double)counted;
     }
     free(band->check_stamps);
@@ -882,28 +896,37 @@ static void check_step(shmcoll_mpi_call_t *call, calib_band_t *band) {
 }
 
 /* A barrier's measurement: whether the MPI library's barrier let rank 0 out first. The ends of its
- * timed calls, the same calls on every rank and stamped on one clock (one node's), each rank's
- * mean: rank 0's against the earliest of the others' (a slot each in settle's agreement, MAX, the
- * others' negated). Rank 0 out first by ROOT_LEAD of shmcoll's fastest barrier (about a cache
- * line's transfer) or more: MPICH's barrier let rank 0 out 0.20-0.43 us before the other (its
- * calls 0.93-1.06 us, the dissemination barrier's 0.28-0.33), Open MPI's by -0.06-0.08 us in
- * most measurements and by 0.18-0.22 in two of twelve (its calls 0.36-0.43, the dissemination
- * barrier's 0.26-0.31; p = 2). */
+ * first EXIT_SLOTS timed calls, the same calls on every rank, stamped on one clock (one node's):
+ * two slots a call in settle's agreement (MAX), rank 0's end in the first, the others' negated in
+ * the second (the earliest of them), and the median over the calls of how long before the
+ * earliest of the others rank 0 left. Rank 0 out first by ROOT_LEAD of shmcoll's fastest barrier
+ * (about a cache line's transfer) or more: MPICH's barrier let rank 0 out 0.20-0.43 us before the
+ * other (its calls 0.93-1.06 us, the dissemination barrier's 0.28-0.33), Open MPI's by -0.06-0.08
+ * us in most measurements and by 0.18-0.22 in two of twelve (its calls 0.36-0.43, the
+ * dissemination barrier's 0.26-0.31; p = 2). A mean over the calls instead was one slow call's:
+ * MPICH's lead measured 4.92 us once, 0.30 the next time. */
 static void exits_mine(const calib_band_t *band, int rank, double *mine) {
-    const double mean = band->exit_calls ? (double)(band->exits / band->exit_calls) : 0;
-    mine[0] = rank == 0 ? mean : -HUGE_VAL;
-    mine[1] = rank == 0 ? -HUGE_VAL : -mean;
+    for (uint32_t i = 0; i < EXIT_SLOTS; i++) {
+        const double end = i < band->exit_calls ? band->exits[i] : HUGE_VAL;
+        mine[2 * i] = rank == 0 ? end : -HUGE_VAL;
+        mine[2 * i + 1] = rank == 0 ? -HUGE_VAL : -end;
+    }
 }
 
-/* How long before the earliest of the others rank 0 left, from the agreed slots. */
+/* The median lead over the calls every rank stamped, from the agreed slots; NAN with fewer than
+ * MIN_EXITS of them. */
 static double exits_lead(const double *agreed) {
-    return -agreed[1] - agreed[0];
+    double leads[EXIT_SLOTS];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < EXIT_SLOTS; i++)
+        if (isfinite(agreed[2 * i]) && isfinite(agreed[2 * i + 1]))
+            leads[n++] = -agreed[2 * i + 1] - agreed[2 * i];
+    return n >= MIN_EXITS ? shmcoll_loop_median(leads, n) : NAN;
 }
 
 static int exits_root_first(const calib_band_t *band, const double *slowest) {
     const int fastest = fastest_way(band, slowest, timeless_ways(band, slowest));
-    return band->exit_calls && fastest >= 0 &&
-           exits_lead(slowest + band->nways) >= ROOT_LEAD * slowest[fastest];
+    return fastest >= 0 && exits_lead(slowest + band->nways) >= ROOT_LEAD * slowest[fastest];
 }
 
 /* Every rank's fastest call of each way, the slowest over the ranks, decides; the node team's
@@ -915,8 +938,8 @@ static int exits_root_first(const calib_band_t *band, const double *slowest) {
  * and took 6.6 ms a call in a benchmark's loop (the MPI library's 5.1-5.4 ms): the watch sent it
  * to be measured again, which gave the pipeline again, and the row ran at 0.69-0.81x. */
 static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
-    double mine[MAX_WAYS + 2], slowest[MAX_WAYS + 2];
-    const int n = band->nways, exits = band->root_first ? 2 : 0;
+    double mine[MAX_WAYS + 2 * EXIT_SLOTS], slowest[MAX_WAYS + 2 * EXIT_SLOTS];
+    const int n = band->nways, exits = band->root_first ? 2 * EXIT_SLOTS : 0;
     memcpy(mine, band->best, (size_t)n * sizeof *mine);
     if (exits) exits_mine(band, call->state->rank, mine + n);
     if (!agreed(call, PMPI_Allreduce(mine, slowest, n + exits, MPI_DOUBLE, MPI_MAX, call->comm)))
@@ -991,7 +1014,7 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     }
     const int b = shmcoll_select_band(bytes);
     char check[96] = "", order[96] = "";
-    if (exits && band->exit_calls)
+    if (exits && !isnan(exits_lead(slowest + n)))
         snprintf(order, sizeof order,
                  " (the MPI library's lets rank 0 out %.2f us before the others)",
                  1e6 * exits_lead(slowest + n));
@@ -1100,10 +1123,9 @@ void shmcoll_mpi_calibrate_end(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_
     if (!turn->timed) return;
     const double now = shmcoll_shm_now();
     band->block += now - turn->start; /* the call's own time, not the application's */
-    if (band->root_first && mpi_way(band, turn->way)) { /* when it let this rank out (settle) */
-        band->exits += now;
-        band->exit_calls++;
-    }
+    /* when it let this rank out (exits_mine) */
+    if (band->exits && mpi_way(band, turn->way) && band->exit_calls < EXIT_SLOTS)
+        band->exits[band->exit_calls++] = now;
     if (!turn->block_end) return;
     const double per_call = band->block / block_calls(turn->bytes);
     double *best = &band->best[turn->way];

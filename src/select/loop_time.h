@@ -10,8 +10,13 @@ static inline void shmcoll_loop_break(uint64_t *breaks, uint32_t i) {
     breaks[i / 64] |= (uint64_t)1 << (i % 64);
 }
 
+/* The median of `n` > 0 values (the lower of the middle two where n is even); sorts them. */
+double shmcoll_loop_median(double *values, uint32_t n);
+
 /* The mean of the periods from one stamped call's start to the next's (`stamps`, `n` of them, in
  * order), but
+ *  - those that end at a stamp below `warm`: a loop of the MPI library's calls reaches its pace
+ *    only after some calls, when its eager sends have run ahead of their receivers;
  *  - those that end at a stamp i whose bit in `breaks` (bit i % 64 of word i / 64) is set: an
  *    unstamped call lies in them (one with other arguments, or on another path);
  *  - those more than `outlier` times the median of the others: a period the application's own work
@@ -21,7 +26,7 @@ static inline void shmcoll_loop_break(uint64_t *breaks, uint32_t i) {
  *  - and the `recovery` periods after either, in which the ranks come back from the pause each at
  *    its own time.
  * Sets `*counted` to the number of periods the mean is of; returns 0 where none is left. */
-double shmcoll_loop_time(const double *stamps, const uint64_t *breaks, uint32_t n, double outlier,
-                         uint32_t recovery, uint32_t *counted);
+double shmcoll_loop_time(const double *stamps, const uint64_t *breaks, uint32_t n, uint32_t warm,
+                         double outlier, uint32_t recovery, uint32_t *counted);
 
 #endif

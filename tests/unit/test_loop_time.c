@@ -1,7 +1,8 @@
 /* The loop check's time per call (select/loop_time.h) on stamps built here: a steady loop gives
  * its period; a pause and the two periods after it, in which the ranks come back, are left out; a
  * stall every few calls, which a loop of the MPI library's eager sends has, stays in; a period
- * that holds an unstamped call (a break) goes with the two after it; nothing left gives 0. */
+ * that holds an unstamped call (a break) goes with the two after it; the warm-up's periods are not
+ * counted; nothing left gives 0. */
 #include "check.h"
 #include "select/loop_time.h"
 
@@ -34,24 +35,24 @@ int main(void) {
     uint32_t counted;
 
     build(1.0, N, 0, 0); /* steady: no odd period */
-    double t = shmcoll_loop_time(stamps, breaks, N, 32, 2, &counted);
+    double t = shmcoll_loop_time(stamps, breaks, N, 0, 32, 2, &counted);
     CHECK(near(t, 1.0) && counted == N - 1, "steady: %g over %u", t, counted);
 
     /* a pause of 100 periods and a recovery of 5 and 3 after it: all three left out */
     build(1.0, 40, 100.0, 5.0);
     stamps[42] = stamps[41] + 3.0;
     for (uint32_t i = 43; i < N; i++) stamps[i] = stamps[i - 1] + 1.0;
-    t = shmcoll_loop_time(stamps, breaks, N, 32, 2, &counted);
+    t = shmcoll_loop_time(stamps, breaks, N, 0, 32, 2, &counted);
     CHECK(near(t, 1.0) && counted == N - 4, "pause: %g over %u", t, counted);
     /* without the recovery left out, the mean holds it */
-    t = shmcoll_loop_time(stamps, breaks, N, 32, 0, &counted);
+    t = shmcoll_loop_time(stamps, breaks, N, 0, 32, 0, &counted);
     CHECK(near(t, (N - 4 + 5.0 + 3.0) / (N - 2)) && counted == N - 2, "no recovery: %g over %u", t,
           counted);
 
     /* a stall of 4 periods every 8th: the collective's own, kept */
     stamps[0] = 0;
     for (uint32_t i = 1; i < N; i++) stamps[i] = stamps[i - 1] + (i % 8 == 0 ? 4.0 : 1.0);
-    t = shmcoll_loop_time(stamps, breaks, N, 32, 2, &counted);
+    t = shmcoll_loop_time(stamps, breaks, N, 0, 32, 2, &counted);
     double sum = stamps[N - 1] - stamps[0];
     CHECK(near(t, sum / (N - 1)) && counted == N - 1, "stalls: %g, not %g, over %u", t,
           sum / (N - 1), counted);
@@ -61,15 +62,27 @@ int main(void) {
     build(1.0, 70, 12.0, 1.0);
     shmcoll_loop_break(breaks, 70);
     shmcoll_loop_break(breaks, 100);
-    t = shmcoll_loop_time(stamps, breaks, N, 32, 2, &counted);
+    t = shmcoll_loop_time(stamps, breaks, N, 0, 32, 2, &counted);
     CHECK(near(t, 1.0) && counted == N - 1 - 6, "breaks: %g over %u", t, counted);
+
+    /* a warm-up of 32 periods at twice the pace's: left out with warm = 32, the rest is the pace */
+    stamps[0] = 0;
+    for (uint32_t i = 1; i < N; i++) stamps[i] = stamps[i - 1] + (i < 32 ? 2.0 : 1.0);
+    breaks[0] = breaks[1] = 0;
+    t = shmcoll_loop_time(stamps, breaks, N, 32, 32, 2, &counted);
+    CHECK(near(t, 1.0) && counted == N - 32, "warm-up: %g over %u", t, counted);
+    t = shmcoll_loop_time(stamps, breaks, N, 0, 32, 2, &counted);
+    CHECK(near(t, (N - 1 + 31.0) / (N - 1)) && counted == N - 1, "warm-up counted: %g over %u", t,
+          counted);
+    t = shmcoll_loop_time(stamps, breaks, N, N, 32, 2, &counted);
+    CHECK(t == 0 && counted == 0, "all warm-up: %g over %u", t, counted);
 
     /* every period a break, or fewer than two stamps: nothing to tell */
     breaks[0] = breaks[1] = ~(uint64_t)0;
-    t = shmcoll_loop_time(stamps, breaks, N, 32, 2, &counted);
+    t = shmcoll_loop_time(stamps, breaks, N, 0, 32, 2, &counted);
     CHECK(t == 0 && counted == 0, "all breaks: %g over %u", t, counted);
     breaks[0] = breaks[1] = 0;
-    t = shmcoll_loop_time(stamps, breaks, 1, 32, 2, &counted);
+    t = shmcoll_loop_time(stamps, breaks, 1, 0, 32, 2, &counted);
     CHECK(t == 0 && counted == 0, "one stamp: %g over %u", t, counted);
 
     printf("test_loop_time: %ld checks, %ld failures\n", check_total(), check_failures());
