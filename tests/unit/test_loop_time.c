@@ -2,12 +2,14 @@
  * its period; a pause and the two periods after it, in which the ranks come back, are left out; a
  * stall every few calls, which a loop of the MPI library's eager sends has, stays in; a period
  * that holds an unstamped call (a break) goes with the two after it; the warm-up's periods are not
- * counted; nothing left gives 0. */
+ * counted; nothing left gives 0. The median (the barrier's release order takes it over calls): one
+ * slow call does not move it, as it moved a mean. */
 #include "check.h"
 #include "select/loop_time.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #define N 128
 
@@ -84,6 +86,20 @@ int main(void) {
     breaks[0] = breaks[1] = 0;
     t = shmcoll_loop_time(stamps, breaks, 1, 0, 32, 2, &counted);
     CHECK(t == 0 && counted == 0, "one stamp: %g over %u", t, counted);
+
+    /* leads of 0.3 over 15 calls and one of 5000 (a preempted rank): the median stays 0.3 */
+    double leads[16];
+    for (int i = 0; i < 16; i++) leads[i] = i == 5 ? 5000.0 : 0.3;
+    double median = shmcoll_loop_median(leads, 16);
+    CHECK(near(median, 0.3), "median with an outlier: %g", median);
+    const double odd[3] = {3.0, -1.0, 2.0}, even[4] = {4.0, 1.0, 3.0, 2.0};
+    double v[4];
+    memcpy(v, odd, sizeof odd);
+    median = shmcoll_loop_median(v, 3);
+    CHECK(near(median, 2.0), "median of 3: %g", median);
+    memcpy(v, even, sizeof even);
+    median = shmcoll_loop_median(v, 4);
+    CHECK(near(median, 2.0), "median of 4 (the lower middle): %g", median);
 
     printf("test_loop_time: %ld checks, %ld failures\n", check_total(), check_failures());
     return check_failures() != 0;
