@@ -776,12 +776,12 @@ static int choose(const calib_band_t *band, const double *slowest, unsigned out)
  * first, the check gave that way 0.72-0.96 us against its 0.47-0.65 in a benchmark's loop, and
  * the pipeline's 0.60-0.67 won. Longer stretches cost the first calls more: 256 calls, the last
  * 128 counted, cost a benchmark of the first 1000 calls of each size, a barrier before each, 5.6%
- * below 4 KiB (MPICH). What the application does
- * between its calls counts alike in both stretches where it is the same, and a long pause is an
- * outlier. A call that takes the usual path (its arguments changed; statistics or checks take every
- * call through it) is not stamped, nor is the period that holds it counted (check_mark), and where
- * a rank counted fewer than MIN_PERIODS periods of a stretch, the check decides nothing. Not for a
- * rival measured more than CHECK_RANGE times slower. Returns the rival checked, or -1. */
+ * below 4 KiB (MPICH). What the application does between its calls counts alike in both stretches
+ * where it is the same, and a long pause is an outlier. A call that takes the usual path (its
+ * arguments changed; statistics or checks take every call through it) is not stamped, nor is the
+ * period that holds it counted (check_mark), and where a rank counted fewer than MIN_PERIODS
+ * periods of a stretch, the check decides nothing. Not for a rival measured more than CHECK_RANGE
+ * times slower. Returns the rival checked, or -1. */
 static int check_begin(calib_band_t *band, const double *slowest, int verdict, size_t bytes) {
     if (bytes >= MEDIUM_BYTES) return -1;
     const int mpi = band->nways - 1;
@@ -907,6 +907,8 @@ static void check_step(shmcoll_mpi_call_t *call, calib_band_t *band) {
  * MPICH's lead measured 4.92 us once, 0.30 the next time. */
 static void exits_mine(const calib_band_t *band, int rank, double *mine) {
     for (uint32_t i = 0; i < EXIT_SLOTS; i++) {
+        /* a call rank 0 did not stamp makes its slot infinite, one no other rank stamped -infinite:
+         * either leaves the call out (exits_lead) */
         const double end = i < band->exit_calls ? band->exits[i] : HUGE_VAL;
         mine[2 * i] = rank == 0 ? end : -HUGE_VAL;
         mine[2 * i + 1] = rank == 0 ? -HUGE_VAL : -end;
@@ -924,9 +926,10 @@ static double exits_lead(const double *agreed) {
     return n >= MIN_EXITS ? shmcoll_loop_median(leads, n) : NAN;
 }
 
-static int exits_root_first(const calib_band_t *band, const double *slowest) {
+/* Whether the lead (exits_lead; NAN: not told) is ROOT_LEAD of shmcoll's fastest barrier. */
+static int exits_root_first(const calib_band_t *band, const double *slowest, double lead) {
     const int fastest = fastest_way(band, slowest, timeless_ways(band, slowest));
-    return fastest >= 0 && exits_lead(slowest + band->nways) >= ROOT_LEAD * slowest[fastest];
+    return fastest >= 0 && lead >= ROOT_LEAD * slowest[fastest];
 }
 
 /* Every rank's fastest call of each way, the slowest over the ranks, decides; the node team's
@@ -944,7 +947,8 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     if (exits) exits_mine(band, call->state->rank, mine + n);
     if (!agreed(call, PMPI_Allreduce(mine, slowest, n + exits, MPI_DOUBLE, MPI_MAX, call->comm)))
         return;
-    band->mpi_root_first = (uint8_t)(exits && exits_root_first(band, slowest));
+    const double lead = exits ? exits_lead(slowest + n) : NAN;
+    band->mpi_root_first = (uint8_t)exits_root_first(band, slowest, lead);
     int verdict = choose(band, slowest, left_out(band) & ~1u);
     /* drift_seen is set only where the watch sent shmcoll's verdict to be measured again (the MPI
      * library's way drifting is measured again spread, see watch), and cleared here */
@@ -1014,10 +1018,9 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     }
     const int b = shmcoll_select_band(bytes);
     char check[96] = "", order[96] = "";
-    if (exits && !isnan(exits_lead(slowest + n)))
+    if (!isnan(lead))
         snprintf(order, sizeof order,
-                 " (the MPI library's lets rank 0 out %.2f us before the others)",
-                 1e6 * exits_lead(slowest + n));
+                 " (the MPI library's lets rank 0 out %.2f us before the others)", 1e6 * lead);
     if (rival >= 0)
         snprintf(check, sizeof check, ", checked in a loop against %s first",
                  way_name(band, rival));

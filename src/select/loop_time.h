@@ -1,5 +1,6 @@
 /* The loop check's time per call (src/mpi/calibrate.c, check_begin): from the starts of a
- * stretch's calls in a row, what a call costs in a loop, the application's pauses left out. */
+ * stretch's calls in a row, what a call costs in a loop, the application's pauses left out; and the
+ * median it takes, which the barrier's release order takes too (calibrate.c, exits_lead). */
 #ifndef SHMCOLL_SELECT_LOOP_TIME_H
 #define SHMCOLL_SELECT_LOOP_TIME_H
 
