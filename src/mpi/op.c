@@ -67,6 +67,15 @@ shmcoll_status_t shmcoll_mpi_op_translate(MPI_Datatype datatype, MPI_Op op,
     *ctx = (shmcoll_mpi_op_ctx_t){
         .datatype = datatype, .op = op, .extent = layout.extent, .type_size = layout.size};
     int index = op_index(op);
+    /* The pair types with gaps (MPI_DOUBLE_INT, MPI_LONG_INT, MPI_SHORT_INT,
+     * MPI_LONG_DOUBLE_INT) go to the MPI library: MPI writes only an element's data, and a
+     * program may keep its own data in the gaps (a struct's third field beside MPI_DOUBLE_INT's
+     * double and int), which shmcoll's algorithms, moving whole element spans through its
+     * buffers and into the receive buffer, overwrote. */
+    if (layout.predefined && !layout.contiguous) {
+        *reason = "a pair type with gaps (MPI writes only its data, never its gaps)";
+        return SHMCOLL_ERR_NOT_SUPPORTED;
+    }
     if (layout.predefined && index >= 0) {
         shmcoll_reduce_fn kernel = shmcoll_kernel_reduce(layout.dtype, op_names[index].opcode);
         if (kernel) {
@@ -84,8 +93,7 @@ shmcoll_status_t shmcoll_mpi_op_translate(MPI_Datatype datatype, MPI_Op op,
         return SHMCOLL_ERR_NOT_SUPPORTED;
     }
     if (!layout.contiguous) {
-        *reason = layout.predefined ? "no kernel for this op on a type with gaps"
-                                    : "non-contiguous datatype";
+        *reason = "non-contiguous datatype";
         return SHMCOLL_ERR_NOT_SUPPORTED;
     }
     int commutative = 1;
@@ -104,7 +112,7 @@ shmcoll_status_t shmcoll_mpi_op_translate(MPI_Datatype datatype, MPI_Op op,
     return SHMCOLL_OK;
 }
 
-/* Like the collectives, copies the whole span: the padding inside pair types moves along. */
+/* The layouts reductions take have no gaps (shmcoll_mpi_op_translate): the span is the data. */
 size_t shmcoll_mpi_op_copy(void *dst, const void *src, size_t count,
                            const shmcoll_reduce_op_t *rop) {
     if (dst == src) return 0;

@@ -8,8 +8,10 @@
  *   - any other combination on a contiguous layout (user-defined ops, predefined types without a
  *     kernel) reduces through a trampoline that calls PMPI_Reduce_local, so MPI itself computes
  *     every element exactly as it would in PMPI_Reduce;
- *   - everything else falls back: a user-defined op on a type with gaps expects the type's own
- *     layout, which the shared-memory algorithms (moving whole element spans) would not keep.
+ *   - everything else falls back: the shared-memory algorithms move whole element spans, so a
+ *     type with gaps (the pair types MPI_DOUBLE_INT, MPI_LONG_INT, MPI_SHORT_INT and
+ *     MPI_LONG_DOUBLE_INT among them) would have its gaps in the receive buffer overwritten,
+ *     which MPI never does, and a user-defined op expects the type's own layout.
  * Reductions take the same datatype and op on all ranks (MPI requires it), so all ranks choose
  * the same path and the same shmcoll_reduce_op_t. */
 #ifndef SHMCOLL_MPI_OP_H
@@ -33,16 +35,14 @@ void shmcoll_mpi_op_init(void);
 
 /* Describes reducing `datatype` with `op`; ctx is set whenever the datatype is valid.
  *
- * rop->size is the element's data span (end of its last data byte), which for MPI_SHORT_INT is
- * its extent 8, not its size 6 (short at 0, int at 4): shmcoll_reduce_op_span() must cover the
- * int of the last element. SHMCOLL_ERR_NOT_SUPPORTED with *reason set when shmcoll cannot reduce
- * them. */
+ * The layouts it takes have no gaps, so an element's data is its extent.
+ * SHMCOLL_ERR_NOT_SUPPORTED with *reason set when shmcoll cannot reduce them. */
 shmcoll_status_t shmcoll_mpi_op_translate(MPI_Datatype datatype, MPI_Op op,
                                           shmcoll_mpi_op_ctx_t *ctx, shmcoll_reduce_op_t *rop,
                                           const char **reason);
 
-/* Copies count elements (their data bytes, not the gaps of pair types) from src to dst: the
- * reduction over one process. Returns the bytes copied. */
+/* Copies count elements from src to dst: the reduction over one process. Returns the bytes
+ * copied. */
 size_t shmcoll_mpi_op_copy(void *dst, const void *src, size_t count,
                            const shmcoll_reduce_op_t *rop);
 

@@ -3,6 +3,7 @@
 #include "mpi_check.h"
 
 #include <complex.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -69,7 +70,13 @@ SCALAR_CASE(fint_bor, int, 9, (int)(h & 0x7fff), a | b)
     static int equal_##tag(const void *a_, const void *b_) {                                       \
         const tag##_t *a = a_, *b = b_;                                                            \
         return a->v == b->v && a->i == b->i;                                                       \
-    }
+    }                                                                                              \
+    /* the padding between v and i, or else after i */                                             \
+    enum {                                                                                         \
+        tag##_inner = offsetof(tag##_t, i) - sizeof(vtype),                                        \
+        tag##_gap_at = tag##_inner ? sizeof(vtype) : offsetof(tag##_t, i) + sizeof(int),           \
+        tag##_gap_len = tag##_inner ? tag##_inner : sizeof(tag##_t) - tag##_gap_at                 \
+    };
 
 PAIR_CASE(double_int_maxloc, double, 10, >)
 PAIR_CASE(two_int_minloc, int, 11, <)
@@ -168,6 +175,13 @@ static void matmul_op(void *in, void *inout, int *len, MPI_Datatype *type) {
         .name = #tag, .type = type_, .op = op_, .extent = sizeof(ctype), .fill = fill_##tag,       \
         .combine = combine_##tag, .equal = equal_##tag                                             \
     }
+/* A pair type's case, with its gap. */
+#define PAIR(tag, type_, op_)                                                                      \
+    (reduce_case_t) {                                                                              \
+        .name = #tag, .type = type_, .op = op_, .extent = sizeof(tag##_t), .fill = fill_##tag,     \
+        .combine = combine_##tag, .equal = equal_##tag, .gap_at = tag##_gap_at,                    \
+        .gap_len = tag##_gap_len                                                                   \
+    }
 
 int reduce_cases_create(reduce_case_t *cases, int max) {
     int n = 0;
@@ -188,9 +202,9 @@ int reduce_cases_create(reduce_case_t *cases, int max) {
         CASE(int64_min, MPI_INT64_T, MPI_MIN, int64_t),
         CASE(ldouble_sum, MPI_LONG_DOUBLE, MPI_SUM, long double),
         CASE(fint_bor, MPI_INTEGER, MPI_BOR, int),
-        CASE(double_int_maxloc, MPI_DOUBLE_INT, MPI_MAXLOC, double_int_maxloc_t),
-        CASE(two_int_minloc, MPI_2INT, MPI_MINLOC, two_int_minloc_t),
-        CASE(short_int_maxloc, MPI_SHORT_INT, MPI_MAXLOC, short_int_maxloc_t),
+        PAIR(double_int_maxloc, MPI_DOUBLE_INT, MPI_MAXLOC),
+        PAIR(two_int_minloc, MPI_2INT, MPI_MINLOC),
+        PAIR(short_int_maxloc, MPI_SHORT_INT, MPI_MAXLOC),
         CASE(dcomplex_sum, MPI_C_DOUBLE_COMPLEX, MPI_SUM, double complex),
         CASE(two_double_minloc, MPI_2DOUBLE_PRECISION, MPI_MINLOC, two_double_t),
         CASE(uint_usersum, MPI_UNSIGNED, usersum, unsigned),
@@ -232,5 +246,13 @@ size_t reduce_case_mismatch(const reduce_case_t *c, const void *got, const void 
     for (size_t i = 0; i < n; i++)
         if (!c->equal((const char *)got + i * c->extent, (const char *)want + i * c->extent))
             return i;
+    return n;
+}
+
+size_t reduce_case_gap_written(const reduce_case_t *c, const void *buf, size_t n,
+                               unsigned char byte) {
+    for (size_t i = 0; i < n; i++)
+        for (size_t b = 0; b < c->gap_len; b++)
+            if (((const unsigned char *)buf)[i * c->extent + c->gap_at + b] != byte) return i;
     return n;
 }

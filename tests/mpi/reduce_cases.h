@@ -17,6 +17,10 @@ typedef struct reduce_case {
     void (*fill)(void *buf, int rank, size_t n);
     void (*combine)(const void *in, void *inout, size_t n); /* inout = in op inout */
     int (*equal)(const void *a, const void *b);             /* data of one element */
+    /* The bytes of an element outside its data (the pair types MPI_DOUBLE_INT and MPI_SHORT_INT:
+     * the padding after the int, between the short and the int), which MPI never writes:
+     * shmcoll hands such calls to the MPI library. gap_len 0: none. */
+    size_t gap_at, gap_len;
 } reduce_case_t;
 
 /* Fills cases[] (creating derived types and user ops); returns how many. */
@@ -28,5 +32,9 @@ void reduce_case_expected(const reduce_case_t *c, int p, size_t n, void *out);
 
 /* Index of the first element of `got` that differs from `want`, or n. */
 size_t reduce_case_mismatch(const reduce_case_t *c, const void *got, const void *want, size_t n);
+
+/* Index of the first of the n elements of `buf` whose gap is not all `byte`, or n. */
+size_t reduce_case_gap_written(const reduce_case_t *c, const void *buf, size_t n,
+                               unsigned char byte);
 
 #endif
