@@ -71,11 +71,11 @@ SCALAR_CASE(fint_bor, int, 9, (int)(h & 0x7fff), a | b)
         const tag##_t *a = a_, *b = b_;                                                            \
         return a->v == b->v && a->i == b->i;                                                       \
     }                                                                                              \
-    /* the padding between v and i, or else after i */                                             \
+    /* the struct's one gap: between v and i, or else after i */                                   \
     enum {                                                                                         \
-        tag##_inner = offsetof(tag##_t, i) - sizeof(vtype),                                        \
-        tag##_gap_at = tag##_inner ? sizeof(vtype) : offsetof(tag##_t, i) + sizeof(int),           \
-        tag##_gap_len = tag##_inner ? tag##_inner : sizeof(tag##_t) - tag##_gap_at                 \
+        tag##_gap_at = offsetof(tag##_t, i) > sizeof(vtype) ? sizeof(vtype)                        \
+                                                            : offsetof(tag##_t, i) + sizeof(int),  \
+        tag##_gap_len = sizeof(tag##_t) - sizeof(vtype) - sizeof(int)                              \
     };
 
 PAIR_CASE(double_int_maxloc, double, 10, >)
