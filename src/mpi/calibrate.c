@@ -114,6 +114,8 @@ typedef struct shmcoll_mpi_calib_band {
     uint8_t watch_off;          /* not watched: a drift's verdict till due, a drifted verdict of
                                  * the MPI library's till its measurement ends */
     uint8_t tuned;              /* given tuning chooses (never measured) */
+    uint8_t provisional;        /* a large band's first measurement, spread: the node team's
+                                 * choice serves meanwhile (see band_for) */
     uint8_t root_first;         /* the barrier's ways (bit w) that let rank 0 out first ... */
     uint8_t mpi_root_first;     /* ... and whether the MPI library's does (see settle) */
     uint32_t epoch;             /* changes with every verdict */
@@ -214,7 +216,7 @@ static int tried_way(const calib_band_t *band, uint32_t k) {
  * candidate and one call more, and a candidate twice as slow as the MPI library's costs that
  * much time once. */
 static uint32_t warmup_calls(const calib_band_t *band, size_t bytes) {
-    if (bytes >= LARGE_BYTES) return band->measured ? 0 : 1;
+    if (bytes >= LARGE_BYTES) return band->measured || band->provisional ? 0 : 1;
     return tried_ways(band) * block_calls(bytes);
 }
 
@@ -255,7 +257,7 @@ static uint32_t watch_interval(size_t bytes, double agree, double call) {
  * of the probe, a warm-up, two rounds) and never took a verdict. */
 static int probed(const calib_band_t *band, size_t bytes) {
     if (bytes < PROBE_BYTES || bytes >= HUGE_BYTES) return 0;
-    return bytes < LARGE_BYTES || !band->measured || band->urgent;
+    return bytes < LARGE_BYTES || (!band->measured && !band->provisional) || band->urgent;
 }
 
 /* A measurement from its first call: the candidates' times and the spread trials' count anew,
@@ -290,13 +292,29 @@ static calib_t *calib_of(shmcoll_mpi_comm_t *state) {
 }
 
 /* The band of the call (the selector's size bands), its state made on first use; NULL without
- * memory. */
-static calib_band_t *band_for(shmcoll_mpi_comm_t *state, shmcoll_mpi_coll_t coll, size_t bytes) {
+ * memory. A large band below HUGE_BYTES of a communicator on one node (`one_node`) is measured
+ * first as it is measured again, its trials spread (see shmcoll_mpi_calibrate_begin), the node
+ * team's choice serving the other calls meanwhile (provisional): a measurement of its own costs the
+ * calls of every slower way at once (a probe of three calls of each, then a block of four), and a
+ * program that makes a few dozen calls of the size makes all of them in it. Measured first at once,
+ * the 2 MiB rows of a benchmark making 22 calls of each size ran at 0.82-0.91x the MPI library's
+ * (MPICH, p = 2: bcast, allgather, alltoall, scatter) and 0.79x (Open MPI, allgatherv: single
+ * copy 406 us a call, the MPI library 420, its pipeline row 590-710 tried in the probe and a
+ * block); provisional, 1.07-2.01x under MPICH. Not from HUGE_BYTES, where the measurement is a few
+ * calls anyway (two rounds of one call per way) and the node team's choice can be the slowest
+ * way: MPICH's 16 MiB allgather by single copy took 5.4 ms a call against the MPI library's 4.4
+ * and the pipeline's about as much, and a benchmark timing about 24 calls ran at 0.81x. Across
+ * nodes, where the MPI library's own way is often the faster, the band is measured at once. */
+static calib_band_t *band_for(shmcoll_mpi_comm_t *state, shmcoll_mpi_coll_t coll, size_t bytes,
+                              int one_node) {
     if (!calib_of(state)) return NULL;
     calib_band_t **bands = &((calib_t *)state->calib)->bands[coll];
     if (!*bands && !(*bands = calloc(SHMCOLL_SELECT_BANDS, sizeof **bands))) return NULL;
     calib_band_t *band = &(*bands)[shmcoll_select_band(bytes)];
     if (!band->interval && !band->measuring) { /* new: measured first */
+        band->provisional = (uint8_t)(bytes >= LARGE_BYTES && bytes < HUGE_BYTES && one_node);
+        band->gap = SPREAD;
+        band->watch_off = band->provisional; /* nothing to watch against before a verdict */
         measure_anew(band, bytes);
         band->watch_every = watch_every(bytes);
     }
@@ -563,7 +581,7 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
      * (unmeasured, its way was the cost model's alone, never set against the MPI library's). */
     if ((bytes == 0 && desc->coll != SHMCOLL_MPI_BARRIER) || bytes > config->calibrate_max)
         return SHMCOLL_OK;
-    calib_band_t *band = band_for(state, desc->coll, bytes);
+    calib_band_t *band = band_for(state, desc->coll, bytes, call->group->map.nnodes == 1);
     if (!band) return no_memory(call);
     if (shared) shared->band = band;
     if (!band->measuring) {
@@ -589,7 +607,7 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
             /* two ways, never measured: the verdict, the node team's choice (the tuning's), and
              * the MPI library's, which is never taken (with one way, the verdict would have been
              * the MPI library's, last, and every call but a repeat's went to it) */
-            band->measuring = 0;
+            band->measuring = band->provisional = 0;
             band->nways = 2;
             band->verdict = 0;
             band->countdown = band->interval = RECHECK_MAX;
@@ -599,16 +617,17 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
             return SHMCOLL_OK;
         }
     }
-    /* A large band measured again spreads its trials: of every gap blocks' worth of calls the
-     * last block is a trial, the others take the verdict in force, so that the trials cost about
-     * TRIAL_SHARE of the band's time at the candidates' last times (see spread_gap). Those calls
-     * are neither timed nor kept (repeat.h), but watched as settled ones are (a drift ends the
-     * spreading). Not when the verdict drifted: it is measured at once. The watch counts the
-     * verdict's calls alone: counted with the trials' calls, a watch interval dividing the gap's
-     * period fell on trials only (32 calls, a 1 MiB bcast's gap of 8 blocks of 4), and a
+    /* A large band measured again spreads its trials, as one measured first on one node does
+     * (band_for: the node team's choice is then the verdict in force): of every gap blocks' worth
+     * of calls the last block is a trial, the others take the verdict in force, so that the trials
+     * cost about TRIAL_SHARE of the band's time at the candidates' last times (see spread_gap).
+     * Those calls are neither timed nor kept (repeat.h), but watched as settled ones are (a drift
+     * ends the spreading). Not when the verdict drifted: it is measured at once. The watch counts
+     * the verdict's calls alone: counted with the trials' calls, a watch interval dividing the
+     * gap's period fell on trials only (32 calls, a 1 MiB bcast's gap of 8 blocks of 4), and a
      * measurement spread over a change of the calls ended on their new times without the watch
      * seeing any of them. */
-    if (bytes >= LARGE_BYTES && band->measured && !band->urgent) {
+    if (bytes >= LARGE_BYTES && (band->measured || band->provisional) && !band->urgent) {
         const uint32_t period = band->gap * block_calls(bytes), kept = period - block_calls(bytes);
         const uint32_t at = band->spread++;
         if (at % period < kept) {
@@ -1001,7 +1020,7 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     band->settled = slowest[verdict] / (double)bytes;
     if (shmcoll_config()->stats && call->state->counts) shmcoll_mpi_view_verdict(verdict == n - 1);
     band->measured = 1;
-    band->measuring = 0;
+    band->measuring = band->provisional = 0;
     band->epoch++;
     if (call->state->rank != 0 || !shmcoll_config()->verbose) return;
     char times[256];
