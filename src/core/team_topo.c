@@ -30,6 +30,12 @@ static shmcoll_topo_t *configured_topo(void) {
     return loaded_topo;
 }
 
+void shmcoll_team_topo_load(void) {
+    pthread_mutex_lock(&topo_lock);
+    (void)configured_topo();
+    pthread_mutex_unlock(&topo_lock);
+}
+
 void shmcoll_team_topo_place_self(int rank, int size, const cpu_set_t *affinity,
                                   shmcoll_topo_place_t *place) {
     shmcoll_topo_place_unknown(place);

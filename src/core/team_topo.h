@@ -28,6 +28,13 @@ typedef struct shmcoll_team_hiers {
     int pinned; /* the first entries stay for the team's life */
 } shmcoll_team_hiers_t;
 
+/* Loads the configured topology now (as the first place_self would), where its cost is out of
+ * the way: at MPI_Init, not in a communicator's first collective. hwloc's first load in a
+ * process dlopens its plugins (OpenGL, OpenCL, PCI: 4-5 ms under Open MPI, whose own start
+ * had not loaded them) and reads the operating system's tables (1-2 ms): that was most of a
+ * team's setup, which a program timing its first calls of a size paid in them. */
+void shmcoll_team_topo_load(void);
+
 /* This member's place: the configured topology (SHMCOLL_TOPO: this machine, or an injected
  * synthetic/XML one) at the PU of its CPU binding, or at the PU the injected mapping
  * (SHMCOLL_MAP) gives rank `rank` of `size`. Unknown (flat hierarchy) when either is unusable; a

@@ -22,6 +22,7 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "core/team_pool.h"
+#include "core/team_topo.h"
 #include "group/scratch.h"
 #include "kernels/kernels.h"
 #include "select/tune.h"
@@ -67,6 +68,7 @@ static void init_global(void) {
         return;
     }
     shmcoll_mpi_library_progress_install();
+    shmcoll_team_topo_load();
     if (world_rank == 0)
         shmcoll_log_verbose("shmcoll %s active (reduction kernels: %s)",
                             shmcoll_mpi_build_identity(), shmcoll_kernel_isa());

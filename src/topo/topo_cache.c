@@ -1,8 +1,9 @@
 /* Cache facts for the adaptive non-temporal copies (YHCCL Alg. 1): a copy streams when its
  * working set exceeds the cache it would otherwise pollute — the LLC, plus the private L2s when
- * the LLC is not inclusive (their contents are not duplicated in it). hwloc reports inclusiveness
- * as the info "Inclusive" on x86 caches; without it we assume inclusive, the conservative choice
- * (it counts less cache, so large copies stream rather than thrash). */
+ * the LLC is not inclusive (their contents are not duplicated in it). The topology tells
+ * inclusiveness as the info "Inclusive" on x86 caches (this machine's from its CPUID, topo_cpuid.c;
+ * an XML file's as hwloc wrote it); without it we assume inclusive, the conservative choice (it
+ * counts less cache, so large copies stream rather than thrash). */
 #include "topo/topo_internal.h"
 
 #include <string.h>

@@ -499,6 +499,33 @@ static void test_this_machine(void) {
     shmcoll_topo_destroy(topo);
 }
 
+/* This machine's topology is loaded without hwloc's x86 backend, which binds the loading thread
+ * to each PU in turn (topo_load.c); the caches' inclusiveness it read there comes from the
+ * calling core's CPUID instead (topo_cpuid.c): the LLC's must be what hwloc's own discovery, the
+ * x86 backend included, says (inclusive where it says nothing, as topo_cache.c assumes). */
+static void test_inclusive_as_hwloc(void) {
+    shmcoll_topo_t *topo = NULL;
+    CHECK(shmcoll_topo_load(NULL, &topo, error, sizeof error) == SHMCOLL_OK, "%s", error);
+    hwloc_topology_t hw;
+    if (!topo || hwloc_topology_init(&hw) != 0) return;
+    hwloc_topology_set_io_types_filter(hw, HWLOC_TYPE_FILTER_KEEP_NONE);
+    if (hwloc_topology_load(hw) == 0) {
+        const char *said = NULL;
+        hwloc_obj_t pu = hwloc_get_obj_by_type(hw, HWLOC_OBJ_PU, 0);
+        for (hwloc_obj_t obj = pu ? pu->parent : NULL; obj; obj = obj->parent)
+            if (hwloc_obj_type_is_dcache(obj->type) &&
+                obj->attr->cache.type != HWLOC_OBJ_CACHE_INSTRUCTION)
+                said = hwloc_obj_get_info_by_name(obj, "Inclusive"); /* the outermost's */
+        shmcoll_topo_caches_t c;
+        CHECK(shmcoll_topo_caches(topo, -1, &c) == SHMCOLL_OK, "caches");
+        CHECK(c.llc_inclusive == (!said || strcmp(said, "0") != 0),
+              "LLC inclusive %d where hwloc's x86 backend says %s", c.llc_inclusive,
+              said ? said : "nothing");
+    }
+    hwloc_topology_destroy(hw);
+    shmcoll_topo_destroy(topo);
+}
+
 static int same_hierarchy(const shmcoll_topo_hier_t *a, const shmcoll_topo_hier_t *b) {
     if (a->nlevels != b->nlevels || a->size != b->size) return 0;
     for (int i = 0; i < a->nlevels; i++) {
@@ -612,6 +639,7 @@ int main(void) {
     test_small_and_odd();
     test_unbound_and_errors();
     test_this_machine();
+    test_inclusive_as_hwloc();
     test_xml();
     print_example();
     if (check_failures()) {
