@@ -300,7 +300,7 @@ static calib_t *calib_of(shmcoll_mpi_comm_t *state) {
  * the 2 MiB rows of a benchmark making 22 calls of each size ran at 0.82-0.91x the MPI library's
  * (MPICH, p = 2: bcast, allgather, alltoall, scatter) and 0.79x (Open MPI, allgatherv: single
  * copy 406 us a call, the MPI library 420, its pipeline row 590-710 tried in the probe and a
- * block); provisional, 1.07-2.01x under MPICH. Not from HUGE_BYTES, where the measurement is a few
+ * block); provisional, 0.96-2.01x under MPICH. Not from HUGE_BYTES, where the measurement is a few
  * calls anyway (two rounds of one call per way) and the node team's choice can be the slowest
  * way: MPICH's 16 MiB allgather by single copy took 5.4 ms a call against the MPI library's 4.4
  * and the pipeline's about as much, and a benchmark timing about 24 calls ran at 0.81x. Across
