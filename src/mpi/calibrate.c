@@ -209,6 +209,12 @@ static int tried_way(const calib_band_t *band, uint32_t k) {
     return 0; /* before the candidates are found */
 }
 
+/* Whether a way serves the band's calls while it is measured: a verdict, or the node team's
+ * choice for a first measurement spread (provisional, see band_for). */
+static int has_way(const calib_band_t *band) {
+    return band->measured || band->provisional;
+}
+
 /* Untimed calls that open a measurement: a block of each candidate up to 1 MiB; beyond, one call
  * on the band's first measurement (its first call often faults the buffers' pages in), the MPI
  * library's, which costs what it would without shmcoll; none later (the calls between the spread
@@ -216,7 +222,7 @@ static int tried_way(const calib_band_t *band, uint32_t k) {
  * candidate and one call more, and a candidate twice as slow as the MPI library's costs that
  * much time once. */
 static uint32_t warmup_calls(const calib_band_t *band, size_t bytes) {
-    if (bytes >= LARGE_BYTES) return band->measured || band->provisional ? 0 : 1;
+    if (bytes >= LARGE_BYTES) return has_way(band) ? 0 : 1;
     return tried_ways(band) * block_calls(bytes);
 }
 
@@ -257,7 +263,7 @@ static uint32_t watch_interval(size_t bytes, double agree, double call) {
  * of the probe, a warm-up, two rounds) and never took a verdict. */
 static int probed(const calib_band_t *band, size_t bytes) {
     if (bytes < PROBE_BYTES || bytes >= HUGE_BYTES) return 0;
-    return bytes < LARGE_BYTES || (!band->measured && !band->provisional) || band->urgent;
+    return bytes < LARGE_BYTES || !has_way(band) || band->urgent;
 }
 
 /* A measurement from its first call: the candidates' times and the spread trials' count anew,
@@ -313,7 +319,7 @@ static calib_band_t *band_for(shmcoll_mpi_comm_t *state, shmcoll_mpi_coll_t coll
     calib_band_t *band = &(*bands)[shmcoll_select_band(bytes)];
     if (!band->interval && !band->measuring) { /* new: measured first */
         band->provisional = (uint8_t)(bytes >= LARGE_BYTES && bytes < HUGE_BYTES && one_node);
-        band->gap = SPREAD;
+        band->gap = SPREAD;                  /* a provisional band's; settle sets the others' */
         band->watch_off = band->provisional; /* nothing to watch against before a verdict */
         measure_anew(band, bytes);
         band->watch_every = watch_every(bytes);
@@ -602,7 +608,9 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
         /* due: measured again, probed unless a large band's trials are spread (see below) */
         measure_anew(band, bytes);
     }
-    if (band->calls == 0 && !band->measured) { /* given tuning (alike everywhere) replaces it */
+    /* the band's first call (a provisional band's spread calls count in band->spread): given
+     * tuning (alike everywhere) replaces the measurement */
+    if (band->calls == 0 && band->spread == 0 && !band->measured) {
         if (tuning_given()) {
             /* two ways, never measured: the verdict, the node team's choice (the tuning's), and
              * the MPI library's, which is never taken (with one way, the verdict would have been
@@ -627,7 +635,7 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
      * gap's period fell on trials only (32 calls, a 1 MiB bcast's gap of 8 blocks of 4), and a
      * measurement spread over a change of the calls ended on their new times without the watch
      * seeing any of them. */
-    if (bytes >= LARGE_BYTES && (band->measured || band->provisional) && !band->urgent) {
+    if (bytes >= LARGE_BYTES && has_way(band) && !band->urgent) {
         const uint32_t period = band->gap * block_calls(bytes), kept = period - block_calls(bytes);
         const uint32_t at = band->spread++;
         if (at % period < kept) {

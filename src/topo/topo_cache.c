@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-static int is_data_cache(hwloc_obj_t obj) {
+int shmcoll_topo_is_data_cache(hwloc_obj_t obj) {
     return hwloc_obj_type_is_dcache(obj->type) &&
            obj->attr->cache.type != HWLOC_OBJ_CACHE_INSTRUCTION;
 }
@@ -31,7 +31,7 @@ shmcoll_status_t shmcoll_topo_caches(const shmcoll_topo_t *topo, int pu_os,
     /* The outermost data cache above the PU is the LLC; the first L2 on the way is "the" L2. */
     hwloc_obj_t llc = NULL;
     for (hwloc_obj_t obj = pu->parent; obj; obj = obj->parent) {
-        if (!is_data_cache(obj)) continue;
+        if (!shmcoll_topo_is_data_cache(obj)) continue;
         llc = obj;
         if (obj->attr->cache.depth == 2 && caches->l2_size == 0)
             caches->l2_size = (size_t)obj->attr->cache.size;

@@ -43,9 +43,7 @@ void shmcoll_topo_add_inclusive(hwloc_topology_t hw) {
     if (!leaf) return;
     for (int depth = 0; depth < hwloc_topology_get_depth(hw); depth++) {
         for (hwloc_obj_t obj = hwloc_get_obj_by_depth(hw, depth, 0); obj; obj = obj->next_cousin) {
-            if (!hwloc_obj_type_is_dcache(obj->type) ||
-                obj->attr->cache.type == HWLOC_OBJ_CACHE_INSTRUCTION ||
-                hwloc_obj_get_info_by_name(obj, "Inclusive"))
+            if (!shmcoll_topo_is_data_cache(obj) || hwloc_obj_get_info_by_name(obj, "Inclusive"))
                 continue;
             const int inclusive = inclusive_at(leaf, obj->attr->cache.depth);
             if (inclusive >= 0) hwloc_obj_add_info(obj, "Inclusive", inclusive ? "1" : "0");
