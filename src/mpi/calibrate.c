@@ -215,6 +215,25 @@ static int has_way(const calib_band_t *band) {
     return band->measured || band->provisional;
 }
 
+/* Without a verdict, the way of a call that moves blocks: single copy where it serves (from
+ * SHMCOLL_CMA_MIN, where the team may use cross-memory attach), the way that moves each byte once,
+ * as the MPI library's rendezvous does; smaller calls the node team's choice. Copy-in/copy-out
+ * moves each byte twice, through lines that one core writes and the other reads, and its speed
+ * depends on the machine's state, which only a measurement sees. p = 2, 2-core AMD EPYC guest,
+ * MPICH, MPI_Ibcast against the MPI library's: through the slot pipeline 0.79x at 128 KiB,
+ * 0.20-0.39x at 32-128 KiB and 0.21-0.31x at 256 KiB-2 MiB in the state where a cache line's round
+ * trip between the two cores takes 550-800 ns instead of 140 (host placement, minutes at a time);
+ * single copy 1.08-1.30x at 32-128 KiB and 1.06-1.14x at 256 KiB-2 MiB in both states. The
+ * collectives whose sizes only some ranks know (key_local) decide inside their row, and under
+ * given tuning its rules choose. A band of 1 to 8 MiB measured first (provisional, see band_for)
+ * serves its calls so too. */
+static const char *unmeasured_row(const calib_t *calib, const shmcoll_mpi_coll_desc_t *desc) {
+    static const char single[SHMCOLL_MPI_COLL_COUNT] = {
+        [SHMCOLL_MPI_BCAST] = 1,  [SHMCOLL_MPI_ALLGATHER] = 1, [SHMCOLL_MPI_ALLGATHERV] = 1,
+        [SHMCOLL_MPI_GATHER] = 1, [SHMCOLL_MPI_SCATTER] = 1,   [SHMCOLL_MPI_ALLTOALL] = 1};
+    return single[desc->coll] && !desc->key_local && !calib->tuned ? "single-copy" : NULL;
+}
+
 /* Untimed calls that open a measurement: a block of each candidate up to 1 MiB; beyond, one call
  * on the band's first measurement (its first call often faults the buffers' pages in), the MPI
  * library's, which costs what it would without shmcoll; none later (the calls between the spread
@@ -299,14 +318,20 @@ static calib_t *calib_of(shmcoll_mpi_comm_t *state) {
 
 /* The band of the call (the selector's size bands), its state made on first use; NULL without
  * memory. A large band below HUGE_BYTES of a communicator on one node (`one_node`) is measured
- * first as it is measured again, its trials spread (see shmcoll_mpi_calibrate_begin), the node
- * team's choice serving the other calls meanwhile (provisional): a measurement of its own costs the
+ * first as it is measured again, its trials spread (see shmcoll_mpi_calibrate_begin), the way of
+ * calls without a verdict (unmeasured_row: single copy where it serves, else the node team's
+ * choice) serving the other calls meanwhile (provisional): a measurement of its own costs the
  * calls of every slower way at once (a probe of three calls of each, then a block of four), and a
  * program that makes a few dozen calls of the size makes all of them in it. Measured first at once,
  * the 2 MiB rows of a benchmark making 22 calls of each size ran at 0.82-0.91x the MPI library's
  * (MPICH, p = 2: bcast, allgather, alltoall, scatter) and 0.79x (Open MPI, allgatherv: single
  * copy 406 us a call, the MPI library 420, its pipeline row 590-710 tried in the probe and a
- * block); provisional, 0.96-2.01x under MPICH. Not from HUGE_BYTES, where the measurement is a few
+ * block); provisional, 0.96-2.01x under MPICH. The node team's choice served those calls at
+ * first, but bcast's is the pipeline, which a 2 MiB bcast's few dozen calls found 20-30% slower
+ * than single copy and the MPI library's (2-core AMD EPYC guest, p = 2, 5 runs alternated, after a
+ * small row: MPICH 222 us a call, single copy 171, the MPI library 181; Open MPI 218, 175, 176):
+ * that row ran at 0.82x (MPICH) and 0.63x (Open MPI), 0.92x and 0.98x on single copy (medians of 7
+ * runs). Not from HUGE_BYTES, where the measurement is a few
  * calls anyway (two rounds of one call per way) and the node team's choice can be the slowest
  * way: MPICH's 16 MiB allgather by single copy took 5.4 ms a call against the MPI library's 4.4
  * and the pipeline's about as much, and a benchmark timing about 24 calls ran at 0.81x. Across
@@ -643,7 +668,10 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
                 at / period * kept + at % period + 1; /* this one's too */
             *turn = (shmcoll_mpi_calib_turn_t){.bytes = bytes};
             if (watched(band, verdict_calls)) watch_turn(band, turn);
-            return take(call, band, band->verdict, turn);
+            const shmcoll_status_t status = take(call, band, band->verdict, turn);
+            const char *first = band->provisional ? unmeasured_row(calib_of(state), desc) : NULL;
+            if (first && status == SHMCOLL_OK) turn->row = first;
+            return status;
         }
     }
     if (band->probing) return probe_turn(call, band, bytes, turn);
@@ -1168,24 +1196,6 @@ void shmcoll_mpi_calibrate_end(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_
         (turn->bytes < PROBE_BYTES || round_end(call, band, turn->bytes)))
         return;
     settle(call, band, turn->bytes);
-}
-
-/* Without a verdict, the way of a call that moves blocks: single copy where it serves (from
- * SHMCOLL_CMA_MIN, where the team may use cross-memory attach), the way that moves each byte once,
- * as the MPI library's rendezvous does; smaller calls the node team's choice. Copy-in/copy-out
- * moves each byte twice, through lines that one core writes and the other reads, and its speed
- * depends on the machine's state, which only a measurement sees. p = 2, 2-core AMD EPYC guest,
- * MPICH, MPI_Ibcast against the MPI library's: through the slot pipeline 0.79x at 128 KiB,
- * 0.20-0.39x at 32-128 KiB and 0.21-0.31x at 256 KiB-2 MiB in the state where a cache line's round
- * trip between the two cores takes 550-800 ns instead of 140 (host placement, minutes at a time);
- * single copy 1.08-1.30x at 32-128 KiB and 1.06-1.14x at 256 KiB-2 MiB in both states. The
- * collectives whose sizes only some ranks know (key_local) decide inside their row, and under
- * given tuning its rules choose. */
-static const char *unmeasured_row(const calib_t *calib, const shmcoll_mpi_coll_desc_t *desc) {
-    static const char single[SHMCOLL_MPI_COLL_COUNT] = {
-        [SHMCOLL_MPI_BCAST] = 1,  [SHMCOLL_MPI_ALLGATHER] = 1, [SHMCOLL_MPI_ALLGATHERV] = 1,
-        [SHMCOLL_MPI_GATHER] = 1, [SHMCOLL_MPI_SCATTER] = 1,   [SHMCOLL_MPI_ALLTOALL] = 1};
-    return single[desc->coll] && !desc->key_local && !calib->tuned ? "single-copy" : NULL;
 }
 
 shmcoll_status_t shmcoll_mpi_calibrate_follow(shmcoll_mpi_call_t *call,
