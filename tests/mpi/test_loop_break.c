@@ -6,7 +6,7 @@
  * (12.5 us against 0.5 a call), and took the MPI library's way for 1.1-1.3 us a call where its
  * loop took 0.4-0.5 (Open MPI, p = 2). Every verdict the MPI library's (the margin), so that the
  * band is checked and its first stretch is the MPI library's; run_mpi.py matches the check's line
- * for at least 48 periods of each way (of the 64 it counts). Every result is checked. */
+ * for at least 40 periods of each way (of the 64 it counts). Every result is checked. */
 #include "mpi_check.h"
 
 #include <stdlib.h>
