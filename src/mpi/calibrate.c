@@ -439,7 +439,7 @@ static size_t share_taken(shmcoll_mpi_call_t *call, calib_shared_t *shared) {
  * at most AGREE_SHARE of the time between agreements (the calls and the application's work
  * between them), and comes at least every SHARE_EVERY calls, so that a new size is seen within
  * that many calls: with a bound that doubled up to 4096 while the sizes stayed,
- * calibrate_shared_key.p2, whose phases are 240 calls of a size each, failed once in 41 runs.
+ * calibrate_shared_key.p2, whose phases were 240 calls of a size each, failed once in 41 runs.
  *
  * The first call agrees with a PMPI_Allreduce, as do communicators across nodes and agreements
  * due more often than every 4 x SHARE_LAG calls. Otherwise (one node) a rank posts its numbers in
