@@ -54,6 +54,7 @@ typedef struct member_info {
     uint64_t heap_inode;
     size_t grant; /* what the member's budget grants the team (core/budget.h) */
     shmcoll_topo_place_t place;
+    int memory_node; /* NUMA node (OS index) local to its binding, -1: unknown */
     shmcoll_pool_offer_t kept[SHMCOLL_POOL_OFFERS]; /* segments it keeps (core/team_pool.h) */
 } member_info_t;
 
@@ -135,10 +136,41 @@ static int take_kept(const member_info_t *members, int size, int nlanes, size_t 
     return 1;
 }
 
+/* The parts of a segment of `chunk`-byte buffers that each member writes (its data buffers and
+ * eager slots in every lane), each on the NUMA node local to that member, consecutive members
+ * of one node as one range; NULL (*n = 0) when no member's node is known. The writer's node, as
+ * XHC and YHCCL place their slots: the writer fills a chunk while its readers still read the
+ * last, each reader reads it once. Without it tmpfs put every page on member 0's node, where
+ * the reservation allocates them (the members' first touch only maps them), remote for every
+ * writer of another node. */
+static shmcoll_shm_range_t *place_slots(const member_info_t *members, int size, int nlanes,
+                                        size_t chunk, int *n) {
+    *n = 0;
+    shmcoll_shm_range_t *ranges = malloc((size_t)nlanes * 2 * (size_t)size * sizeof *ranges);
+    if (!ranges) return NULL;
+    const size_t lane_bytes = shmcoll_channel_segment_bytes(size, chunk);
+    for (int first = 0, last; first < size; first = last + 1) {
+        for (last = first;
+             last + 1 < size && members[last + 1].memory_node == members[first].memory_node;)
+            last++;
+        if (members[first].memory_node < 0) continue;
+        size_t offset[2], bytes[2];
+        shmcoll_channel_writer_spans(size, chunk, first, last - first + 1, offset, bytes);
+        for (int l = 0; l < nlanes; l++)
+            for (int span = 0; span < 2; span++)
+                ranges[(*n)++] = (shmcoll_shm_range_t){.offset = l * lane_bytes + offset[span],
+                                                       .bytes = bytes[span],
+                                                       .node = members[first].memory_node};
+    }
+    if (*n) return ranges;
+    free(ranges);
+    return NULL;
+}
+
 /* Member 0: create the segment with the largest chunk the members' smallest grant pays for,
  * halving it further while the directory has no room for it. */
-static void offer_segment(int size, int nlanes, size_t grant, const char *path,
-                          shmcoll_segment_t *seg, segment_offer_t *offer) {
+static void offer_segment(const member_info_t *members, int size, int nlanes, size_t grant,
+                          const char *path, shmcoll_segment_t *seg, segment_offer_t *offer) {
     const shmcoll_config_t *config = shmcoll_config();
     size_t bytes, unbounded = shmcoll_team_plan_chunk(size, nlanes, SIZE_MAX, &bytes);
     size_t chunk = shmcoll_team_plan_chunk(size, nlanes, grant, &bytes);
@@ -158,7 +190,11 @@ static void offer_segment(int size, int nlanes, size_t grant, const char *path,
     shmcoll_status_t status;
     for (;;) {
         offer->bytes = segment_bytes(size, chunk, nlanes);
-        status = shmcoll_shm_segment_create(path, offer->bytes, seg, error, sizeof error);
+        int nranges;
+        shmcoll_shm_range_t *ranges = place_slots(members, size, nlanes, chunk, &nranges);
+        status = shmcoll_shm_segment_create_placed(path, offer->bytes, ranges, nranges, seg, error,
+                                                   sizeof error);
+        free(ranges);
         if (status != SHMCOLL_ERR_NO_SPACE || chunk == MIN_CHUNK) break;
         chunk = round_chunk(chunk / 2);
     }
@@ -318,6 +354,7 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     }
     mine.grant = grant;
     shmcoll_team_topo_place_self(rank, size, &mine.affinity, &mine.place);
+    mine.memory_node = shmcoll_team_topo_memory_node(&mine.affinity);
     team->usable_cache = shmcoll_team_topo_usable_cache(&mine.place);
     const size_t private_cache = shmcoll_team_topo_private_cache(&mine.place);
     /* Well past the core's own cache, copies meet memory (coll_copy). Up to a few times its size
@@ -365,7 +402,7 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     for (int r = 0; r < size; r++)
         least_grant = members[r].grant < least_grant ? members[r].grant : least_grant;
     if (rank == 0 && !take_kept(members, size, team->nlanes, least_grant, &team->segment, &offer))
-        offer_segment(size, team->nlanes, least_grant, path, &team->segment, &offer);
+        offer_segment(members, size, team->nlanes, least_grant, path, &team->segment, &offer);
     if (bs->allgather(bs->ctx, &offer, offers, sizeof offer)) {
         unlink(path); /* member 0 may have created it and died */
         status = SHMCOLL_ERR_SYSTEM;

@@ -62,6 +62,14 @@ void shmcoll_team_topo_place_self(int rank, int size, const cpu_set_t *affinity,
     pthread_mutex_unlock(&topo_lock);
 }
 
+int shmcoll_team_topo_memory_node(const cpu_set_t *affinity) {
+    pthread_mutex_lock(&topo_lock);
+    shmcoll_topo_t *topo = configured_topo();
+    const int node = topo ? shmcoll_topo_memory_node(topo, affinity) : -1;
+    pthread_mutex_unlock(&topo_lock);
+    return node;
+}
+
 static shmcoll_topo_caches_t caches_at(const shmcoll_topo_place_t *place) {
     shmcoll_topo_caches_t caches = {0};
     pthread_mutex_lock(&topo_lock);

@@ -43,6 +43,11 @@ void shmcoll_team_topo_load(void);
 void shmcoll_team_topo_place_self(int rank, int size, const cpu_set_t *affinity,
                                   shmcoll_topo_place_t *place);
 
+/* The NUMA node (OS index) local to every CPU of this member's binding, where the team's
+ * segment places the slots it writes (see team.c, place_slots); -1 when unknown: not bound
+ * within one node, or SHMCOLL_TOPO injects another machine. */
+int shmcoll_team_topo_memory_node(const cpu_set_t *affinity);
+
 /* The cache capacity non-temporal decisions compare working sets with (YHCCL §4): the LLC over
  * this member's PU (or the first PU when unplaced) of the configured topology, plus every core's
  * L2 when the LLC is not inclusive; 0 when the topology does not say (copies stay temporal). */

@@ -108,8 +108,16 @@ void shmcoll_channel_clear(shmcoll_channel_t *ch) {
     memset(&ch->ctrl[ch->rank], 0, sizeof ch->ctrl[ch->rank]);
 }
 
-/* The eager slots are left to their writer's first use, which places them on its NUMA node as
- * well: a team that never uses them costs no memory for them. */
+void shmcoll_channel_writer_spans(int size, size_t chunk, int first, int count, size_t offset[2],
+                                  size_t bytes[2]) {
+    const size_t slots = SHMCOLL_EAGER_SLOTS * shmcoll_channel_eager_bytes(chunk);
+    offset[0] = ctrl_bytes(size) + (size_t)first * 2 * chunk;
+    bytes[0] = (size_t)count * 2 * chunk;
+    offset[1] = ctrl_bytes(size) + (size_t)size * 2 * chunk + (size_t)first * slots;
+    bytes[1] = (size_t)count * slots;
+}
+
+/* The eager slots are left to their writer's first use. */
 void shmcoll_channel_first_touch(shmcoll_channel_t *ch) {
     shmcoll_channel_clear(ch);
     memset(shmcoll_channel_buffer(ch, ch->rank, 0), 0, 2 * ch->chunk);

@@ -137,7 +137,15 @@ shmcoll_status_t shmcoll_channel_init(shmcoll_channel_t *ch, void *base, int ran
                                       size_t chunk);
 void shmcoll_channel_fini(shmcoll_channel_t *ch);
 
-/* Touch this member's own pages first, so they live on its NUMA node; clears its control block. */
+/* Where members first .. first + count - 1 write in a lane of shmcoll_channel_segment_bytes(size,
+ * chunk) bytes, as offsets from the lane's start: their data buffers (span 0) and their eager
+ * slots (span 1), each contiguous. The segment's creator places these pages on the writers'
+ * NUMA nodes (core/team.c). */
+void shmcoll_channel_writer_spans(int size, size_t chunk, int first, int count, size_t offset[2],
+                                  size_t bytes[2]);
+
+/* Faults this member's data buffers into its mapping (the segment's reservation placed their
+ * pages) and clears its control block. */
 void shmcoll_channel_first_touch(shmcoll_channel_t *ch);
 
 /* Clears this member's control block only (a segment used before: its pages are in place). */

@@ -119,6 +119,21 @@ out:
     return result;
 }
 
+int shmcoll_topo_memory_node(const shmcoll_topo_t *topo, const cpu_set_t *binding) {
+    if (!hwloc_topology_is_thissystem(topo->hw)) return -1; /* an injected machine's nodes */
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    hwloc_obj_t local = NULL;
+    if (set && !hwloc_cpuset_from_glibc_sched_affinity(topo->hw, set, binding, sizeof *binding) &&
+        !hwloc_bitmap_iszero(set))
+        for (hwloc_obj_t numa = hwloc_get_next_obj_by_type(topo->hw, HWLOC_OBJ_NUMANODE, NULL);
+             numa; numa = hwloc_get_next_obj_by_type(topo->hw, HWLOC_OBJ_NUMANODE, numa))
+            if (numa->cpuset && hwloc_bitmap_isincluded(set, numa->cpuset) &&
+                (!local || hwloc_bitmap_weight(numa->cpuset) < hwloc_bitmap_weight(local->cpuset)))
+                local = numa;
+    hwloc_bitmap_free(set);
+    return local ? (int)local->os_index : -1;
+}
+
 /* ---- injected mappings ------------------------------------------------------------------- */
 
 /* NUMA domains with CPUs, in the order of their first PU: NUMA nodes that share a cpuset (DDR and
