@@ -339,6 +339,8 @@ shmcoll_status_t shmcoll_team_create(const shmcoll_bootstrap_t *bs, shmcoll_team
     mine.cma_probe = (uintptr_t)&team->cma_probe;
     const int heap_asked = size > 1 && shmcoll_heap_mode() != SHMCOLL_HEAP_OFF;
     mine.heap_fd = heap_asked ? shmcoll_heap_pidfd_probe_target(&mine.heap_inode) : -1;
+    /* The others probe this process's memory and heap file after the exchange: allowed first. */
+    if (size > 1 && (heap_asked || strcmp(config->cma, "off"))) shmcoll_cma_open_to_peers();
     /* What the team would cost at the configured chunk; a member that cannot take part grants
      * nothing, which fails no one: the team fails on its local_ok anyway. */
     size_t full_bytes;

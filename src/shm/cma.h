@@ -25,4 +25,13 @@ shmcoll_status_t shmcoll_cma_copy(pid_t pid, int rank, void *local, uintptr_t re
 /* Whether this process may read `bytes` at `remote` of `pid` and finds `expected` there. */
 int shmcoll_cma_probe(pid_t pid, uintptr_t remote, uint64_t expected);
 
+/* Lets the processes of this user read this one's memory where Yama's ptrace_scope is 1, under
+ * which only a process's ancestors may, and no team member is another's: PR_SET_PTRACER_ANY, as
+ * Open MPI's shared-memory transport and UCX declare for their own single copies. Scope 1 is
+ * Ubuntu's default; there, without it, every member's probe failed and large blocks moved twice
+ * (copy-in/copy-out) unless the MPI library had declared it. Scopes 2 and 3 allow no such
+ * declaration, 0 needs none. Once per process, before its first team's probes; 1 when it
+ * declared. */
+int shmcoll_cma_open_to_peers(void);
+
 #endif
