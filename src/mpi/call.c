@@ -85,6 +85,11 @@ shmcoll_status_t shmcoll_mpi_call_reject(shmcoll_mpi_call_t *call, const char *r
     return SHMCOLL_ERR_NOT_SUPPORTED;
 }
 
+shmcoll_status_t shmcoll_mpi_call_invalid(shmcoll_mpi_call_t *call, const char *reason) {
+    call->invalid = 1;
+    return shmcoll_mpi_call_reject(call, reason);
+}
+
 shmcoll_status_t shmcoll_mpi_call_local(shmcoll_mpi_call_t *call, const char *algo) {
     call->algo = algo;
     return SHMCOLL_OK;
@@ -118,7 +123,10 @@ shmcoll_status_t shmcoll_mpi_call_self(shmcoll_mpi_call_t *call, void *dst, cons
 }
 
 shmcoll_status_t shmcoll_mpi_call_op(shmcoll_mpi_call_t *call, MPI_Datatype datatype, MPI_Op op) {
-    SHMCOLL_CHECK(shmcoll_mpi_op_translate(datatype, op, &call->op_ctx, &call->rop, &call->reason));
+    const shmcoll_status_t status =
+        shmcoll_mpi_op_translate(datatype, op, &call->op_ctx, &call->rop, &call->reason);
+    if (status == SHMCOLL_ERR_INVALID) return shmcoll_mpi_call_invalid(call, call->reason);
+    SHMCOLL_CHECK(status);
     call->derived |= !call->rop.kernel; /* only a predefined op on a predefined type has one */
     call->args.op = &call->rop;
     call->args.net_op = &call->op_ctx;

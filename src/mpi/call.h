@@ -104,6 +104,7 @@ typedef struct shmcoll_mpi_call {
     shmcoll_mpi_comm_t *state; /* NULL when unknown (MPI_COMM_NULL, MPI not initialised) */
     shmcoll_group_t *group;    /* the group serving the call; NULL on one process */
     const char *reason;        /* why the call goes to the MPI library */
+    int invalid;               /* ... where it is an argument the MPI library refuses */
     int quiet;                 /* ... not to be logged (SHMCOLL_VERBOSE): said once elsewhere */
     const char *algo;          /* set when served without the group: done at once */
     int derived;               /* prepare met a derived datatype or a user op (repeat.h) */
@@ -249,6 +250,11 @@ void shmcoll_mpi_call_fallback(shmcoll_mpi_call_t *call);
 
 /* Sends the call to the MPI library for `reason`: returns SHMCOLL_ERR_NOT_SUPPORTED. */
 shmcoll_status_t shmcoll_mpi_call_reject(shmcoll_mpi_call_t *call, const char *reason);
+
+/* The same for arguments the MPI library refuses (a negative count, a root out of range, a null
+ * datatype or op): the MPI library gives the error, in every form, persistent ones at their init
+ * (request.c). Returns SHMCOLL_ERR_NOT_SUPPORTED. */
+shmcoll_status_t shmcoll_mpi_call_invalid(shmcoll_mpi_call_t *call, const char *reason);
 
 /* The call is served without the group (one process, or nothing to move), under the name `algo`:
  * returns SHMCOLL_OK. */

@@ -20,7 +20,7 @@ static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
         (!in_place &&
          (shmcoll_mpi_move_blocks(call, a, &a->send, 1, send, NULL, NULL) != SHMCOLL_OK ||
           send->total != shmcoll_mpi_blocks_bytes(recv, me))))
-        return shmcoll_mpi_call_reject(call, "invalid arguments");
+        return shmcoll_mpi_call_invalid(call, "invalid arguments");
     if (recv->total == 0) return shmcoll_mpi_call_local(call, "empty");
     if (!call->group && in_place) return shmcoll_mpi_call_local(call, "self");
 

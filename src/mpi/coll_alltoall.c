@@ -14,14 +14,14 @@ static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
     const int p = call->state->size;
     const int in_place = a->send.buf == MPI_IN_PLACE;
     if (a->varying && (!a->recv.counts || (!in_place && !a->send.counts)))
-        return shmcoll_mpi_call_reject(call, "invalid arguments");
+        return shmcoll_mpi_call_invalid(call, "invalid arguments");
     shmcoll_mpi_blocks_t *send = &call->send, *recv = &call->recv;
     if (shmcoll_mpi_move_blocks(call, a, &a->recv, p, recv, call->sizes, call->sizes + p) !=
             SHMCOLL_OK ||
         (!in_place && shmcoll_mpi_move_blocks(call, a, &a->send, p, send, call->sizes + 2 * p,
                                               call->sizes + 3 * p) != SHMCOLL_OK) ||
         (!a->varying && !in_place && send->block != recv->block))
-        return shmcoll_mpi_call_reject(call, "invalid arguments");
+        return shmcoll_mpi_call_invalid(call, "invalid arguments");
     if (!a->varying && recv->block == 0) return shmcoll_mpi_call_local(call, "empty");
     if (!call->group && in_place) return shmcoll_mpi_call_local(call, "self");
 

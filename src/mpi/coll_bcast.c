@@ -22,7 +22,7 @@ static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
     shmcoll_mpi_layout_t layout;
     if (a->count < 0 || a->root < 0 || a->root >= call->state->size ||
         shmcoll_mpi_datatype_layout(a->datatype, &layout) != SHMCOLL_OK)
-        return shmcoll_mpi_call_reject(call, "invalid arguments");
+        return shmcoll_mpi_call_invalid(call, "invalid arguments");
     const size_t bytes = (size_t)a->count * (size_t)layout.size;
     if (bytes == 0) return shmcoll_mpi_call_local(call, "empty");
     if (!call->group) return shmcoll_mpi_call_local(call, "self");

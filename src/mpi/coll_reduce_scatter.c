@@ -31,12 +31,12 @@ static MPI_Count block_count(const reduce_scatter_args_t *a, int j) {
 static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
     const reduce_scatter_args_t *a = margs;
     const int p = call->state->size;
-    if (a->varying && !a->recvcounts) return shmcoll_mpi_call_reject(call, "invalid arguments");
+    if (a->varying && !a->recvcounts) return shmcoll_mpi_call_invalid(call, "invalid arguments");
     SHMCOLL_CHECK(shmcoll_mpi_call_op(call, a->datatype, a->op));
     size_t *counts = call->sizes, total = 0;
     for (int j = 0; j < p; j++) {
         const MPI_Count c = block_count(a, j);
-        if (c < 0) return shmcoll_mpi_call_reject(call, "invalid arguments");
+        if (c < 0) return shmcoll_mpi_call_invalid(call, "invalid arguments");
         counts[j] = (size_t)c;
         total += counts[j];
     }

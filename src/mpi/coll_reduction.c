@@ -29,7 +29,7 @@ static shmcoll_status_t prepare(shmcoll_mpi_call_t *call, const void *margs) {
     if (a->count < 0 ||
         (a->kind == SHMCOLL_KIND_REDUCE &&
          (a->root < 0 || a->root >= call->state->size || (!is_root && a->sendbuf == MPI_IN_PLACE))))
-        return shmcoll_mpi_call_reject(call, "invalid arguments");
+        return shmcoll_mpi_call_invalid(call, "invalid arguments");
     SHMCOLL_CHECK(shmcoll_mpi_call_op(call, a->datatype, a->op));
     if (a->count == 0) return shmcoll_mpi_call_local(call, "empty");
     /* Where this rank receives a result in recvbuf; elsewhere recvbuf is not touched. */

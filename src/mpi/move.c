@@ -156,7 +156,7 @@ shmcoll_status_t shmcoll_mpi_move_rooted_prepare(shmcoll_mpi_call_t *call,
         (is_root && shmcoll_mpi_move_blocks(call, a, all, p, all_blocks, call->sizes,
                                             call->sizes + p) != SHMCOLL_OK) ||
         (is_root && !in_place && own_blocks->total != shmcoll_mpi_blocks_bytes(all_blocks, root)))
-        return shmcoll_mpi_call_reject(call, "invalid arguments");
+        return shmcoll_mpi_call_invalid(call, "invalid arguments");
     /* Every rank knows the block size of gather and scatter; the sizes of their v-variants only
      * the root. */
     const size_t block = is_root ? all_blocks->block : own_blocks->total;

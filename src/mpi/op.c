@@ -62,7 +62,7 @@ shmcoll_status_t shmcoll_mpi_op_translate(MPI_Datatype datatype, MPI_Op op,
     shmcoll_mpi_layout_t layout;
     if (op == MPI_OP_NULL || shmcoll_mpi_datatype_layout(datatype, &layout) != SHMCOLL_OK) {
         *reason = "invalid datatype or op";
-        return SHMCOLL_ERR_NOT_SUPPORTED;
+        return SHMCOLL_ERR_INVALID;
     }
     *ctx = (shmcoll_mpi_op_ctx_t){
         .datatype = datatype, .op = op, .extent = layout.extent, .type_size = layout.size};

@@ -36,7 +36,8 @@ void shmcoll_mpi_op_init(void);
 /* Describes reducing `datatype` with `op`; ctx is set whenever the datatype is valid.
  *
  * The layouts it takes have no gaps, so an element's data is its extent.
- * SHMCOLL_ERR_NOT_SUPPORTED with *reason set when shmcoll cannot reduce them. */
+ * SHMCOLL_ERR_INVALID with *reason set for a null op or an invalid datatype, NOT_SUPPORTED when
+ * shmcoll cannot reduce them. */
 shmcoll_status_t shmcoll_mpi_op_translate(MPI_Datatype datatype, MPI_Op op,
                                           shmcoll_mpi_op_ctx_t *ctx, shmcoll_reduce_op_t *rop,
                                           const char **reason);

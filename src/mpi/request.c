@@ -502,6 +502,10 @@ int shmcoll_mpi_request_init(const shmcoll_mpi_coll_desc_t *desc, const void *ma
     if (status == SHMCOLL_OK) status = shmcoll_mpi_call_prepare(call, desc, op->margs);
     if (status == SHMCOLL_OK) status = op_kernel_only(call);
     call->args.row = row;
+    /* Arguments the MPI library refuses: its persistent init returns the error now, as without
+     * shmcoll, instead of every start of a request that should not exist. */
+    if (status == SHMCOLL_ERR_NOT_SUPPORTED && call->invalid)
+        return op_decline(op, desc, margs, comm, large, how);
     if (status == SHMCOLL_ERR_NOT_SUPPORTED && held)
         return op_serve_theirs(op, desc, large, request);
     if (status == SHMCOLL_ERR_NOT_SUPPORTED) return op_decline(op, desc, margs, comm, large, how);

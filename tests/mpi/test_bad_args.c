@@ -19,6 +19,7 @@
  * there the results of the erroneous calls the library accepts are not checked (Open MPI's
  * alltoall with aliased buffers returns other ranks' blocks at p = 3). */
 #include "mpi_check.h"
+#include "persistent_names.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,6 +240,34 @@ static void allreduce_bad(const char *name, int count, MPI_Datatype type, MPI_Op
     check_sums(name, buf);
 }
 
+/* Persistent inits with arguments both MPI libraries refuse at the init, on every rank: the error
+ * comes from the init, as without shmcoll, not from a request that should not exist (shmcoll once
+ * returned one, whose MPI_Start then failed). Each a correct init, started and checked, follows. */
+static void persistent_bad(const char *name) {
+    int in[MAXP * N], out[MAXP * N];
+    fill(in, size, rank);
+    MPI_Request req = MPI_REQUEST_NULL;
+    int rc;
+    if (!strcmp(name, "allreduce_init-negative-count"))
+        rc = MPI_Allreduce_init(in, out, -1, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, &req);
+    else if (!strcmp(name, "allreduce_init-null-op"))
+        rc = MPI_Allreduce_init(in, out, N, MPI_INT, MPI_OP_NULL, comm, MPI_INFO_NULL, &req);
+    else if (!strcmp(name, "bcast_init-root-out-of-range"))
+        rc = MPI_Bcast_init(in, N, MPI_INT, size, comm, MPI_INFO_NULL, &req);
+    else if (!strcmp(name, "gather_init-negative-root"))
+        rc = MPI_Gather_init(in, N, MPI_INT, out, N, MPI_INT, -1, comm, MPI_INFO_NULL, &req);
+    else /* alltoall_init-negative-count */
+        rc = MPI_Alltoall_init(in, -1, MPI_INT, out, -1, MPI_INT, comm, MPI_INFO_NULL, &req);
+    report(name, rc, ALL);
+    if (rc == MPI_SUCCESS && req != MPI_REQUEST_NULL) MPI_Request_free(&req);
+    CHECK(MPI_Allreduce_init(in, out, N, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, &req) ==
+                  MPI_SUCCESS &&
+              MPI_Start(&req) == MPI_SUCCESS && MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS,
+          "%s: make-up init failed", name);
+    if (req != MPI_REQUEST_NULL) MPI_Request_free(&req);
+    check_sums(name, out);
+}
+
 /* MPI_IN_PLACE as allreduce's receive buffer: every rank gets the error. */
 static void allreduce_recv_in_place(void) {
     int in[N], buf[N];
@@ -301,6 +330,11 @@ int main(int argc, char **argv) {
             bcast_bad_root();
             allreduce_bad("allreduce-null-type", N, MPI_DATATYPE_NULL, MPI_SUM);
             allreduce_bad("allreduce-null-op", N, MPI_INT, MPI_OP_NULL);
+            persistent_bad("allreduce_init-negative-count");
+            persistent_bad("allreduce_init-null-op");
+            persistent_bad("bcast_init-root-out-of-range");
+            persistent_bad("gather_init-negative-root");
+            persistent_bad("alltoall_init-negative-count");
             for (int i = 0; i < 8; i++) MPI_Barrier(comm); /* past SHMCOLL_COLLS_THRESHOLD */
         }
         MPI_Comm_free(&comm);
