@@ -30,8 +30,7 @@ int shmcoll_cma_probe(pid_t pid, uintptr_t remote, uint64_t expected);
  * Open MPI's shared-memory transport and UCX declare for their own single copies. Scope 1 is
  * Ubuntu's default; there, without it, every member's probe failed and large blocks moved twice
  * (copy-in/copy-out) unless the MPI library had declared it. Scopes 2 and 3 allow no such
- * declaration, 0 needs none. Once per process, before its first team's probes; 1 when it
- * declared. */
-int shmcoll_cma_open_to_peers(void);
+ * declaration, 0 needs none. Once per process, before its first team's probes. */
+void shmcoll_cma_open_to_peers(void);
 
 #endif

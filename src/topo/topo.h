@@ -56,10 +56,11 @@ shmcoll_status_t shmcoll_topo_place(const shmcoll_topo_t *topo, int pu_os,
  * up), else -1 (not bound, or bound more widely: placement unknown). */
 int shmcoll_topo_pu_of_binding(const shmcoll_topo_t *topo, const cpu_set_t *binding);
 
-/* The OS index of the NUMA node whose memory is local to every CPU of a binding (the smallest
- * such node), for placing the memory a process writes; -1 when no node holds all of them (not
- * bound, or bound across nodes) or the topology is not this machine's (injected). */
+/* The OS index of the NUMA node local to the binding's first PU (as a place's NUMA level takes
+ * it) when every CPU of the binding is in it, for placing the memory a process writes; -1 when
+ * not (not bound, or bound across nodes) or the topology is not this machine's (injected). */
 int shmcoll_topo_memory_node(const shmcoll_topo_t *topo, const cpu_set_t *binding);
+
 /* An injected rank -> PU mapping for `size` ranks, written as OS indices to pu_os[size]:
  *   "linear"   rank i on the PU of logical index i mod npus;
  *   "numa-rr"  rank i on NUMA node i mod nnuma, taking that node's PUs in order;

@@ -122,16 +122,15 @@ out:
 int shmcoll_topo_memory_node(const shmcoll_topo_t *topo, const cpu_set_t *binding) {
     if (!hwloc_topology_is_thissystem(topo->hw)) return -1; /* an injected machine's nodes */
     hwloc_bitmap_t set = hwloc_bitmap_alloc();
-    hwloc_obj_t local = NULL;
-    if (set && !hwloc_cpuset_from_glibc_sched_affinity(topo->hw, set, binding, sizeof *binding) &&
-        !hwloc_bitmap_iszero(set))
-        for (hwloc_obj_t numa = hwloc_get_next_obj_by_type(topo->hw, HWLOC_OBJ_NUMANODE, NULL);
-             numa; numa = hwloc_get_next_obj_by_type(topo->hw, HWLOC_OBJ_NUMANODE, numa))
-            if (numa->cpuset && hwloc_bitmap_isincluded(set, numa->cpuset) &&
-                (!local || hwloc_bitmap_weight(numa->cpuset) < hwloc_bitmap_weight(local->cpuset)))
-                local = numa;
+    int node = -1;
+    if (set && !hwloc_cpuset_from_glibc_sched_affinity(topo->hw, set, binding, sizeof *binding)) {
+        /* The local node of the binding's first PU, if it holds the other PUs too. */
+        hwloc_obj_t pu = shmcoll_topo_pu_obj(topo, hwloc_bitmap_first(set));
+        hwloc_obj_t local = pu ? shmcoll_topo_numa_of(topo, pu) : NULL;
+        if (local && hwloc_bitmap_isincluded(set, local->cpuset)) node = (int)local->os_index;
+    }
     hwloc_bitmap_free(set);
-    return local ? (int)local->os_index : -1;
+    return node;
 }
 
 /* ---- injected mappings ------------------------------------------------------------------- */

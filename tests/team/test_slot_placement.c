@@ -9,10 +9,9 @@
  * the member has touched, also the node the kernel actually put each page on (move_pages). The
  * team then runs checked collectives, so the placement changed nothing they see. A kernel without
  * NUMA support has no policy to read: the test says so and checks the collectives only. */
-#include "select/team_coll.h"
+#include "coll_check.h"
 #include "shm/channel.h"
 #include "team_harness.h"
-#include "test_data.h"
 
 #include <errno.h>
 #include <linux/mempolicy.h>
@@ -89,30 +88,20 @@ static int check_span(const char *what, int r, const void *addr, size_t bytes, i
     return 0;
 }
 
-/* Allreduces and bcasts of changing sizes and roots over the buffers' both parities, checked. */
+/* Allreduces and bcasts of changing sizes and roots over the buffers' both parities, each checked
+ * (coll_check.h). */
 static int run_checked(shmcoll_team_t *team) {
-    const int p = team->size, me = team->rank;
     const size_t most = 2 * team->chunk / sizeof(int64_t);
-    int64_t *buf = malloc(most * sizeof *buf), *out = malloc(most * sizeof *out);
-    shmcoll_reduce_op_t op;
-    int bad = !buf || !out || test_data_op(SHMCOLL_DT_INT64, SHMCOLL_OP_SUM, &op) != 0;
+    int bad = 0;
     for (long k = 0; k < CALLS && !bad; k++) {
         const size_t n = 1 + (size_t)(k * 613) % most;
-        for (size_t j = 0; j < n; j++) buf[j] = (int64_t)(me + 1) * (k + 1) + (int64_t)j;
-        shmcoll_status_t s = shmcoll_allreduce(team, buf, out, n, &op);
-        for (size_t j = 0; s == SHMCOLL_OK && j < n && !bad; j++)
-            bad = out[j] != (int64_t)p * (p + 1) / 2 * (k + 1) + (int64_t)p * (int64_t)j;
-        const int root = (int)(k % p);
-        for (size_t j = 0; j < n; j++) out[j] = me == root ? (int64_t)(k * 7 + (long)j) : -1;
-        if (s == SHMCOLL_OK) s = shmcoll_bcast(team, out, n * sizeof *out, root);
-        for (size_t j = 0; s == SHMCOLL_OK && j < n && !bad; j++)
-            bad = out[j] != (int64_t)(k * 7 + (long)j);
-        if (s != SHMCOLL_OK) team_harness_log("call %ld: %s", k, shmcoll_status_string(s));
-        if (bad || s != SHMCOLL_OK) team_harness_log("call %ld (%zu elements) wrong", k, n);
-        bad |= s != SHMCOLL_OK;
+        coll_case_t c = {
+            .dtype = SHMCOLL_DT_INT64, .op = SHMCOLL_OP_SUM, .count = n, .seed = (uint64_t)k};
+        bad |= coll_check_allreduce(team, &c);
+        c.count = n * sizeof(int64_t);
+        c.root = (int)(k % team->size);
+        bad |= coll_check_bcast(team, &c);
     }
-    free(buf);
-    free(out);
     return bad;
 }
 
