@@ -111,6 +111,9 @@ typedef struct shmcoll_mpi_calib_band {
     uint8_t gap;                /* large bands measured again: blocks per trial block */
     uint8_t urgent;             /* measured again because the verdict drifted: not spread */
     uint8_t drifted;            /* watched calls in a row slower than the verdict's time */
+    uint8_t drift_kept;         /* a drift's measurement kept the verdict at its measured time
+                                 * (see settle): a second drift before the band is due takes the
+                                 * watched time */
     uint8_t watch_off;          /* not watched: a drift's verdict till due, a drifted verdict of
                                  * the MPI library's till its measurement ends */
     uint8_t tuned;              /* given tuning chooses (never measured) */
@@ -994,7 +997,15 @@ static int exits_root_first(const calib_band_t *band, const double *slowest, dou
  * them, and a measurement's calls (from 8 MiB each alone after a barrier) need not be. Open MPI's
  * 16 MiB allgather measured its pipeline row at 4.3-4.8 ms alone, the MPI library's at 4.5-5.2,
  * and took 6.6 ms a call in a benchmark's loop (the MPI library's 5.1-5.4 ms): the watch sent it
- * to be measured again, which gave the pipeline again, and the row ran at 0.69-0.81x. */
+ * to be measured again, which gave the pipeline again, and the row ran at 0.69-0.81x.
+ * Not at the first drift, though: two watched calls in a row 1.5 times slower are as often a stall
+ * of the machine (the host taking a CPU for a few milliseconds) as a change of the calls, and the
+ * watched times that triggered the measurement are by that choice the slow ones. Taken as the
+ * verdict's time, a passing stall sent a 2 MiB reduce_scatter_block (heap 125-155 us, the MPI
+ * library's 190-270) to the MPI library for its next 64 calls in two of three benchmark runs, and
+ * bcast's 2 MiB single copy once; the rows ended at 0.82-0.97x. So the first drift's measurement
+ * times the verdict afresh, as the others, and the watch goes on; a second drift before the band
+ * is due (the calls as they come stay slower than measured) takes the watched time. */
 static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     double mine[MAX_WAYS + 2 * EXIT_SLOTS], slowest[MAX_WAYS + 2 * EXIT_SLOTS];
     const int n = band->nways, exits = band->root_first ? 2 * EXIT_SLOTS : 0;
@@ -1008,10 +1019,16 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     /* drift_seen is set only where the watch sent shmcoll's verdict to be measured again (the MPI
      * library's way drifting is measured again spread, see watch), and cleared here */
     double seen = 0; /* the drifted verdict's watched time that replaced its measured one */
+    const int kept_before = band->drift_kept;
+    band->drift_kept = 0; /* a measurement when due, or a drift's that changed the verdict */
     if (band->drift_seen > 0 && verdict == band->verdict &&
         band->drift_seen * (double)bytes > slowest[verdict]) {
-        seen = slowest[verdict] = band->drift_seen * (double)bytes;
-        verdict = choose(band, slowest, timeless_ways(band, slowest));
+        if (kept_before) {
+            seen = slowest[verdict] = band->drift_seen * (double)bytes;
+            verdict = choose(band, slowest, timeless_ways(band, slowest));
+        } else {
+            band->drift_kept = 1;
+        }
     }
     band->drift_seen = 0;
     prune(band, slowest, verdict);
@@ -1035,9 +1052,10 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     const int same =
         band->measured &&
         (verdict == old || (slowest[old] > 0 && slowest[old] <= TIE * slowest[verdict]));
-    /* After a drift's measurement the band is not watched again before it is due: at most one
-     * such measurement per interval, however the calls' times swing. */
-    band->watch_off = band->urgent;
+    /* After a drift's measurement that took the watched time, or changed the verdict, the band is
+     * not watched again before it is due: at most two such measurements per interval, however the
+     * calls' times swing. */
+    band->watch_off = band->urgent && !band->drift_kept;
     band->urgent = 0;
     band->drifted = 0;
     band->gap = spread_gap(band, slowest, verdict);

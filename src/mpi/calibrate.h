@@ -60,7 +60,9 @@
  * between a spread measurement's trials, is timed and the fastest rank's time agreed (a
  * PMPI_Allreduce); two such calls in a row 1.5 times slower per byte than the verdict measured, and
  * the band is measured again at once, trials not spread (the machine's state changed, or the calls
- * did: buffers cold in cache); at most once per interval. Where the verdict is the MPI library's
+ * did: buffers cold in cache), every way timed afresh; where the verdict holds and a second drift
+ * comes before the band is due, the watched calls' time is the verdict's (calibrate.c, settle); at
+ * most two such measurements per interval. Where the verdict is the MPI library's
  * own way, which shmcoll is then never slower than, the trials are spread (from 1 MiB; below,
  * nothing changes before the band's next measurement). Every rank counts the same calls of a band
  * (its key is the size every rank knows), so all take the same way on every call, meet in the same
