@@ -1,17 +1,17 @@
 /* Alltoall and alltoallv through every member's own slots, with a rotated schedule.
  *
- * Each member's buffer of a round is cut into one piece per destination. In round t every member
- * copies piece t of each outgoing block into the destination's piece of its own buffer and posts;
- * then it collects its pieces, reading at position i from member me+i (KNEM-coll Figure 3's
- * rotation), so at any moment the p readers spread over p different sources. The own block is
- * copied locally. Alltoallv: each member knows only its own blocks, so the members first agree
- * on the longest block in one step. In place, the outgoing blocks are read from the receive
- * buffer before the round overwrites them: round t only writes the pieces it has already read.
- * Not in place, blocks of SHMCOLL_CMA_MIN bytes and more move single-copy instead up to
- * SHMCOLL_CMA_MAX, at any size with SHMCOLL_CMA=all (coll/single_copy.c: the registry's
- * single-copy row for alltoall, the choice after agreeing for alltoallv). Alltoallv needs no
- * agreement where the short blocks fit a piece of their sender's slot and the long ones move
- * single-copy: its one-step row (below) decides each block's way by its size in one step. */
+ * Each member's buffer of a round is cut into one piece per other member (coll_piece_per_other: the
+ * own block never travels). In round t every member copies piece t of each outgoing block into the
+ * destination's piece of its own buffer and posts; then it collects its pieces, reading at position
+ * i from member me+i (KNEM-coll Figure 3's rotation), so at any moment the p readers spread over p
+ * different sources. The own block is copied locally. Alltoallv: each member knows only its own
+ * blocks, so the members first agree on the longest block in one step. In place, the outgoing
+ * blocks are read from the receive buffer before the round overwrites them: round t only writes the
+ * pieces it has already read. Not in place, blocks of SHMCOLL_CMA_MIN bytes and more move
+ * single-copy instead up to SHMCOLL_CMA_MAX, at any size with SHMCOLL_CMA=all (coll/single_copy.c:
+ * the registry's single-copy row for alltoall, the choice after agreeing for alltoallv). Alltoallv
+ * needs no agreement where the short blocks fit a piece of their sender's slot and the long ones
+ * move single-copy: its one-step row (below) decides each block's way by its size in one step. */
 #include "coll/coll.h"
 #include "coll/coll_internal.h"
 
@@ -25,7 +25,7 @@ static coll_bytes_t alltoall_out(const shmcoll_coll_args_t *a) {
 static void alltoall_plan(shmcoll_task_t *task, coll_pipeline_t *s, size_t longest) {
     const int p = task->ch->size;
     const coll_bytes_t out = alltoall_out(task->args), in = coll_recv_blocks(task->args);
-    s->piece = coll_piece_per_member(task->ch->chunk, p);
+    s->piece = coll_piece_per_other(task->ch->chunk, p);
     s->rounds = coll_div_ceil(longest, s->piece);
     size_t own_bytes = 0;
     for (int r = 0; r < p; r++) own_bytes += coll_bytes_count(&out, r) + coll_bytes_count(&in, r);
@@ -66,7 +66,7 @@ static shmcoll_status_t alltoall_progress(shmcoll_task_t *task) {
             shmcoll_coll_fill_pieces(task, s, sendbuf, &out);
             shmcoll_channel_post(ch, s->step);
             SHMCOLL_AWAIT_TEST(&task->pc, shmcoll_coll_collect_round(task, &s->collect, s->step, 0,
-                                                                     (size_t)me * s->piece, &in,
+                                                                     COLL_READER_PIECE, &in,
                                                                      s->round, s->piece, recvbuf));
             shmcoll_channel_ack(ch, s->step);
         }

@@ -211,10 +211,25 @@ static inline size_t coll_piece_per_member(size_t chunk, int p) {
     return piece >= 64 ? piece & ~(size_t)63 : (piece ? piece : 1);
 }
 
+/* A buffer one member fills for the p - 1 others (scatter's root, alltoall's every member) is cut
+ * into p - 1 pieces: its own block never travels. Cut into p, half of each round's buffer went
+ * unused at p = 2 and a block took twice the rounds. */
+static inline size_t coll_piece_per_other(size_t chunk, int p) {
+    return coll_piece_per_member(chunk, p > 1 ? p - 1 : 1);
+}
+
+/* Which of `writer`'s pieces for the others is member q's (q != writer): the same on both sides. */
+static inline size_t coll_other_index(int q, int writer) {
+    return (size_t)(q - (q > writer));
+}
+
 /* Copies piece `round` of every other member's block (bytes at `slot_offset` of its slot of
- * `step`) to recvbuf at the block's displacement, starting with the right-hand neighbour.
+ * `step`; COLL_READER_PIECE: at this member's piece of a slot cut for the others,
+ * coll_other_index) to recvbuf at the block's displacement, starting with the right-hand
+ * neighbour.
  * Resumable (core/task.h): IN_PROGRESS with task->wait set, then call again with the same
  * arguments; `c` is its own state, zeroed before the first call. */
+#define COLL_READER_PIECE SIZE_MAX
 typedef struct coll_collect {
     int pc;
     int i;

@@ -20,8 +20,10 @@ shmcoll_status_t shmcoll_coll_collect_round(shmcoll_task_t *task, coll_collect_t
         SHMCOLL_AWAIT(task, &c->pc,
                       shmcoll_channel_test_post(ch, right(ch, c->i), step, &task->wait));
         const int q = right(ch, c->i);
+        const size_t at =
+            slot_offset == COLL_READER_PIECE ? coll_other_index(ch->rank, q) * piece : slot_offset;
         coll_copy_out(task, recvbuf + coll_bytes_displ(blocks, q) + round * piece,
-                      (const char *)coll_slot(ch, q, step, slot) + slot_offset,
+                      (const char *)coll_slot(ch, q, step, slot) + at,
                       coll_round_bytes(coll_bytes_count(blocks, q), round, piece));
     }
     SHMCOLL_RESUME_END(&c->pc);

@@ -61,7 +61,7 @@ void shmcoll_coll_fill_pieces(shmcoll_task_t *task, const coll_pipeline_t *s, co
     char *slots = (char *)coll_slot(ch, ch->rank, s->step, s->slot);
     for (int r = 0; r < ch->size; r++) {
         if (r == ch->rank) continue;
-        coll_copy(task, slots + (size_t)r * s->piece,
+        coll_copy(task, slots + coll_other_index(r, ch->rank) * s->piece,
                   sendbuf + coll_bytes_displ(blocks, r) + s->round * s->piece,
                   coll_round_bytes(coll_bytes_count(blocks, r), s->round, s->piece));
     }

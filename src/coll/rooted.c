@@ -41,25 +41,27 @@ static coll_bytes_t root_blocks(const shmcoll_coll_args_t *a) {
 
 /* The rounds of blocks of up to `longest` bytes, and their working set: pieces of each sender's
  * own buffer (gather; the post block for small blocks), or of the root's cut into one piece per
- * member (scatter). */
+ * other member (scatter). */
 static void rooted_plan(shmcoll_task_t *task, coll_pipeline_t *s, size_t longest) {
     /* Small blocks ride in the post block with the flag, its aux area included (no step of this
      * pipeline publishes anything there): MPICH, p = 2, a gatherv of 43- and 85-byte blocks took
      * 0.26-0.29 us a call through the data buffer, 0.18-0.19 in the post block. Blocks that fit
      * an eager slot go there, so the senders of a stream of calls run ahead (shm/channel.h). */
     const shmcoll_channel_t *ch = task->ch;
+    const int others =
+        ch->size > 1 ? ch->size - 1 : 1; /* scatter's root fills no piece of its own */
     if (gathers(task->args)) {
         s->slot = coll_sender_slot(ch, longest, SHMCOLL_POST_PAYLOAD_BYTES);
         s->piece = coll_slot_bytes(ch, s->slot, SHMCOLL_POST_PAYLOAD_BYTES);
-    } else if (longest * (size_t)ch->size <= SHMCOLL_POST_PAYLOAD_BYTES) {
+    } else if (longest * (size_t)others <= SHMCOLL_POST_PAYLOAD_BYTES) {
         s->slot = SHMCOLL_SLOT_INLINE; /* one step's two lines */
-        s->piece = SHMCOLL_POST_PAYLOAD_BYTES / (size_t)ch->size;
-    } else if (longest <= coll_piece_per_member(ch->eager, ch->size)) {
+        s->piece = SHMCOLL_POST_PAYLOAD_BYTES / (size_t)others;
+    } else if (longest <= coll_piece_per_other(ch->eager, ch->size)) {
         s->slot = SHMCOLL_SLOT_EAGER;
-        s->piece = coll_piece_per_member(ch->eager, ch->size);
+        s->piece = coll_piece_per_other(ch->eager, ch->size);
     } else {
         s->slot = SHMCOLL_SLOT_BUFFER;
-        s->piece = coll_piece_per_member(ch->chunk, ch->size);
+        s->piece = coll_piece_per_other(ch->chunk, ch->size);
     }
     s->rounds = coll_div_ceil(longest, s->piece);
     coll_declare_working_set(task, longest * (size_t)(task->ch->size + 1), longest);
@@ -123,7 +125,7 @@ static shmcoll_status_t rooted_progress(shmcoll_task_t *task) {
                               shmcoll_channel_test_post(ch, root, s->step, &task->wait));
                 coll_copy_out(task, recvbuf + s->round * s->piece,
                               (const char *)coll_slot(ch, root, s->step, s->slot) +
-                                  (size_t)me * s->piece,
+                                  coll_other_index(me, root) * s->piece,
                               coll_round_bytes(my_count, s->round, s->piece));
             }
             shmcoll_channel_ack(ch, s->step);

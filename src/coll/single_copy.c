@@ -296,10 +296,6 @@ static size_t scatter_part(const shmcoll_channel_t *ch, scatter_way_t way) {
     return way == SCATTER_INLINE ? SHMCOLL_INLINE_BYTES / (size_t)readers
                                  : coll_piece_per_member(ch->eager, readers);
 }
-static size_t scatter_reader(int q, int root) {
-    return (size_t)(q - (q > root));
-}
-
 static scatter_way_t scatter_way(const shmcoll_team_t *team, const shmcoll_channel_t *ch, size_t n,
                                  size_t piece) {
     if (block_single(team, n, piece)) return SCATTER_SINGLE;
@@ -313,10 +309,10 @@ static char *scatter_place(const shmcoll_channel_t *ch, int root, uint64_t step,
     switch (way) {
     case SCATTER_INLINE:
         return (char *)shmcoll_channel_inline(ch, root, step) +
-               scatter_reader(q, root) * scatter_part(ch, way);
+               coll_other_index(q, root) * scatter_part(ch, way);
     case SCATTER_EAGER:
         return (char *)shmcoll_channel_eager(ch, root, step) +
-               scatter_reader(q, root) * scatter_part(ch, way);
+               coll_other_index(q, root) * scatter_part(ch, way);
     default:
         return (char *)shmcoll_channel_buffer(ch, root, step) + (size_t)q * piece;
     }
