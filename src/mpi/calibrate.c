@@ -49,7 +49,7 @@
 #define OUTLIER      32.0  /* ... its periods this many times the median left out */
 #define RECOVERY     2     /* ... and this many periods after each of those */
 #define MIN_PERIODS  16    /* ... and deciding only with this many periods of each way */
-#define ROOT_LEAD    0.5   /* a barrier lets rank 0 out first (see exits_root_first) ... */
+#define ROOT_LEAD    0.25  /* a barrier lets rank 0 out first (see exits_root_first) ... */
 #define EXIT_SLOTS   32    /* ... told from at most this many of its calls, the first timed */
 #define MIN_EXITS    4     /* ... and from no fewer */
 
@@ -962,7 +962,13 @@ static void check_step(shmcoll_mpi_call_t *call, calib_band_t *band) {
  * other (its calls 0.93-1.06 us, the dissemination barrier's 0.28-0.33), Open MPI's by -0.06-0.08
  * us in most measurements and by 0.18-0.22 in two of twelve (its calls 0.36-0.43, the
  * dissemination barrier's 0.26-0.31; p = 2). A mean over the calls instead was one slow call's:
- * MPICH's lead measured 4.92 us once, 0.30 the next time. */
+ * MPICH's lead measured 4.92 us once, 0.30 the next time. ROOT_LEAD was half that barrier's time
+ * at first, but MPICH's lead is not always half of it: 0.09-0.11 us against 0.26-0.29 on another
+ * machine, 0.32-0.34 against 0.83-0.97 on one whose cache lines crossed slowly; there the
+ * dissemination barrier served wherever it measured faster than the root-first one, and in an
+ * OSU-style loop (each call timed alone, a barrier after it, the mean over the ranks) MPICH's
+ * scatter of 4 and 8 KiB ran at 0.90-0.93x and its gather of 16 KiB at 0.86x; with a quarter,
+ * at 0.96x or more. Open MPI's median lead, -0.13-0.00 us, stays below it. */
 static void exits_mine(const calib_band_t *band, int rank, double *mine) {
     for (uint32_t i = 0; i < EXIT_SLOTS; i++) {
         /* a call rank 0 did not stamp makes its slot infinite, one no other rank stamped -infinite:
