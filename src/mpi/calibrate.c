@@ -962,13 +962,7 @@ static void check_step(shmcoll_mpi_call_t *call, calib_band_t *band) {
  * other (its calls 0.93-1.06 us, the dissemination barrier's 0.28-0.33), Open MPI's by -0.06-0.08
  * us in most measurements and by 0.18-0.22 in two of twelve (its calls 0.36-0.43, the
  * dissemination barrier's 0.26-0.31; p = 2). A mean over the calls instead was one slow call's:
- * MPICH's lead measured 4.92 us once, 0.30 the next time. ROOT_LEAD was half that barrier's time
- * at first, but MPICH's lead is not always half of it: 0.09-0.11 us against 0.26-0.29 on another
- * machine, 0.32-0.34 against 0.83-0.97 on one whose cache lines crossed slowly; there the
- * dissemination barrier served wherever it measured faster than the root-first one, and in an
- * OSU-style loop (each call timed alone, a barrier after it, the mean over the ranks) MPICH's
- * scatter of 4 and 8 KiB ran at 0.90-0.93x and its gather of 16 KiB at 0.86x; with a quarter,
- * at 0.96x or more. Open MPI's median lead, -0.13-0.00 us, stays below it. */
+ * MPICH's lead measured 4.92 us once, 0.30 the next time. */
 static void exits_mine(const calib_band_t *band, int rank, double *mine) {
     for (uint32_t i = 0; i < EXIT_SLOTS; i++) {
         /* a call rank 0 did not stamp makes its slot infinite, one no other rank stamped -infinite:
@@ -990,7 +984,10 @@ static double exits_lead(const double *agreed) {
     return n >= MIN_EXITS ? shmcoll_loop_median(leads, n) : NAN;
 }
 
-/* Whether the lead (exits_lead; NAN: not told) is ROOT_LEAD of shmcoll's fastest barrier. */
+/* Whether the lead (exits_lead; NAN: not told) is ROOT_LEAD of shmcoll's fastest barrier. A
+ * quarter, not half: MPICH's lead is not always half of that barrier (0.09-0.11 us against
+ * 0.26-0.29, and 0.32-0.34 against 0.83-0.97 while the cores' cache lines crossed slowly), and
+ * where it was missed the rooted calls after the barrier waited for rank 0 (docs/ENGINE.md). */
 static int exits_root_first(const calib_band_t *band, const double *slowest, double lead) {
     const int fastest = fastest_way(band, slowest, timeless_ways(band, slowest));
     return fastest >= 0 && lead >= ROOT_LEAD * slowest[fastest];
