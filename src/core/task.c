@@ -39,8 +39,10 @@ static void lane_release(shmcoll_lane_t *lane) {
 static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
 static shmcoll_lane_t **engine_lanes;
 static int engine_count, engine_capacity;
-atomic_int shmcoll_engine_tasks;  /* non-blocking tasks queued on any lane (task.h) */
-static void (*engine_hook)(void); /* the layers above: what they have in flight (set once) */
+atomic_int shmcoll_engine_tasks; /* non-blocking tasks queued on any lane (task.h) */
+/* The layers above: what they have in flight. Set by the first thread that needs it while others
+ * may already be waiting in a progress pass, hence atomic. */
+static void (*_Atomic engine_hook)(void);
 static __thread int in_pass;
 
 static void engine_lock_take(void) {
@@ -392,10 +394,11 @@ void shmcoll_engine_progress(void) {
     if (inside) return;
     inside = 1;
     shmcoll_engine_progress_quiet();
-    if (engine_hook) engine_hook();
+    void (*const hook)(void) = atomic_load_explicit(&engine_hook, memory_order_acquire);
+    if (hook) hook();
     inside = 0;
 }
 
 void shmcoll_engine_set_hook(void (*hook)(void)) {
-    engine_hook = hook;
+    atomic_store_explicit(&engine_hook, hook, memory_order_release);
 }
