@@ -39,7 +39,8 @@ static shmcoll_status_t sequence(shmcoll_mpi_call_t *call, const shmcoll_mpi_col
         status = shmcoll_mpi_call_prepare(call, desc, margs);
         if (status == SHMCOLL_OK) {
             shmcoll_mpi_calibrate_prepared(call, turn);
-            shmcoll_mpi_repeat_keep(call, desc, margs, settled);
+            if (!shmcoll_mpi_repeat_keep(call, desc, margs, settled))
+                shmcoll_mpi_calibrate_stamp_unkept(turn);
         }
     }
     if (status == SHMCOLL_OK && !call->algo && turn->tuned &&

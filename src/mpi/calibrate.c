@@ -624,6 +624,7 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
         if (band->countdown > 0) { /* the verdict serves */
             /* a call of the loop check's stretch of the MPI library's way with no stamped calls
              * granted (its first, or the first after a call with other arguments) */
+            turn->unstamped = band->check_unstamped;
             band->check_unstamped |= band->check;
             turn->lean = band->check && mpi_way(band, band->verdict);
             turn->hold.band = band;
@@ -1283,6 +1284,13 @@ void shmcoll_mpi_calibrate_stamp(const shmcoll_mpi_calib_hold_t *hold, int lean)
      * path (no run ahead of unstamped calls in a check, calibrate_reserve) */
     if (lean && mpi_way(band, band->verdict) && band->countdown > 0)
         check_grant(band, hold->shared);
+}
+
+void shmcoll_mpi_calibrate_stamp_unkept(const shmcoll_mpi_calib_turn_t *turn) {
+    calib_band_t *band = turn->hold.band;
+    if (!turn->settled || !band || !band->check || band->epoch != turn->hold.epoch) return;
+    band->check_unstamped = turn->unstamped; /* this call is stamped after all */
+    shmcoll_mpi_calibrate_stamp(&turn->hold, 0);
 }
 
 void shmcoll_mpi_calibrate_unreserve(const shmcoll_mpi_calib_hold_t *hold, uint32_t calls) {

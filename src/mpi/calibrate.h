@@ -104,6 +104,7 @@ typedef struct shmcoll_mpi_calib_turn {
                       * next calls take the express path, timed (calibrate.c, check_grant;
                       * blocking.c clears it where they cannot) */
     int settled;     /* the way is the band's verdict (or no measurement applies) */
+    int unstamped;   /* the band's check_unstamped before this call marked it (calibrate.c) */
     int tuned;       /* the band follows given tuning (never measured): blocking.c sends a call
                       * its rules give the MPI library (@mpi) there as a verdict of that way */
     size_t bytes;    /* the call's key, where measurement applies */
@@ -158,5 +159,10 @@ void shmcoll_mpi_calibrate_unreserve(const shmcoll_mpi_calib_hold_t *hold, uint3
  * whose arguments alone tell its next call (`lean`, as a run ahead has it), the stretch's next
  * calls are granted to the express path, stamped there. */
 void shmcoll_mpi_calibrate_stamp(const shmcoll_mpi_calib_hold_t *hold, int lean);
+
+/* A call taking the verdict that the repeat path could not keep (shmcoll_mpi_repeat_keep gave 0:
+ * reduce_scatter's counts, a derived type) is stamped on the sequence, once prepared, where the
+ * loop check times its band: such calls always take the sequence, which is then what they cost. */
+void shmcoll_mpi_calibrate_stamp_unkept(const shmcoll_mpi_calib_turn_t *turn);
 
 #endif

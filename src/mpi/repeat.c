@@ -280,14 +280,14 @@ static int keep_arrays(repeat_entry_t *e, const shmcoll_mpi_call_t *call) {
     return 1;
 }
 
-void shmcoll_mpi_repeat_keep(const shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
-                             const void *margs, const shmcoll_mpi_calib_hold_t *settled) {
-    if (!repeatable(call)) return;
+int shmcoll_mpi_repeat_keep(const shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
+                            const void *margs, const shmcoll_mpi_calib_hold_t *settled) {
+    if (!repeatable(call)) return 0;
     repeat_entry_t *e = entry_for(call->state, desc, margs);
-    if (!e) return;
+    if (!e) return 0;
     e->args = call->args;
     if (shmcoll_coll_kinds[call->args.kind].varying) {
-        if (!keep_arrays(e, call)) return; /* not prepared: made again next time */
+        if (!keep_arrays(e, call)) return 0; /* not prepared: made again next time */
     } else { /* uniform blocks: the per-block arrays (the call's stack) are not read */
         e->args.sendcounts = e->args.recvcounts = NULL;
         e->args.sdispls = e->args.rdispls = NULL;
@@ -301,6 +301,7 @@ void shmcoll_mpi_repeat_keep(const shmcoll_mpi_call_t *call, const shmcoll_mpi_c
         e->args.op = &e->rop;
         e->args.net_op = &e->op_ctx;
     }
+    return 1;
 }
 
 /* A call whose band follows from its arguments' bytes alone: its datatypes are in the predefined

@@ -61,9 +61,9 @@ void shmcoll_mpi_repeat_settle(const shmcoll_mpi_call_t *call, const shmcoll_mpi
 
 /* Keeps a call that prepare has just made (SHMCOLL_OK, before running) for the next calls with
  * the same `margs`, where it may be kept; `settled` (NULL: not) as for shmcoll_mpi_repeat_settle.
- */
-void shmcoll_mpi_repeat_keep(const shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
-                             const void *margs, const shmcoll_mpi_calib_hold_t *settled);
+ * 0 where it is not kept: such calls always take the sequence. */
+int shmcoll_mpi_repeat_keep(const shmcoll_mpi_call_t *call, const shmcoll_mpi_coll_desc_t *desc,
+                            const void *margs, const shmcoll_mpi_calib_hold_t *settled);
 
 /* Keeps that calls with `margs` go to the MPI library while the measured verdict `hold` for the
  * band of `key` (the descriptor's key of the call) lasts. */

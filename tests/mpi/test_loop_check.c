@@ -11,7 +11,9 @@
  * scattervs: where the verdicts of the measurements and the checks go is the machine's), then
  * gathers of two doubles (a band of their own, measured and checked in this phase) whose send
  * buffer moves between two every few calls (the stretch's express run cut short, its calls given
- * back), and on rank 0 only a third buffer now and then (the ranks' paths differ); last, barriers
+ * back), and on rank 0 only a third buffer now and then (the ranks' paths differ), then
+ * reduce_scatters of one double a block, which the repeat path does not keep (their counts are not
+ * recorded): shmcoll's stretch is stamped on the sequence; last, barriers
  * (measured and checked as a band of 0 bytes; no DAV tells their way, the verdict's log line
  * does). Every result is checked, and every rank must have taken the same way (shmcoll's or the
  * MPI library's, seen in its DAV) on every call. A count that went apart on one rank would hang the
@@ -29,7 +31,7 @@ static double value(int from, int to, int call) {
     return (double)from * 1e6 + to * 1e4 + call;
 }
 
-enum { GATHER, GATHERV, SCATTERV, MOVING };
+enum { GATHER, GATHERV, SCATTERV, MOVING, REDUCE_SCATTER, KINDS };
 
 /* One call of `kind` (MOVING: a gather of two doubles from one of three send buffers), checked;
  * returns 1 when it took one of shmcoll's ways (this rank's DAV grew). */
@@ -38,6 +40,14 @@ static int call_one(int kind, int call, double *send, double *recv, const int *c
     const int p = check_size, me = check_rank, root = 0;
     const int scatter = kind == SCATTERV;
     const unsigned long long before = check_dav();
+    if (kind == REDUCE_SCATTER) { /* block j: the sum over the ranks of value(rank, j, call) */
+        for (int j = 0; j < p; j++) send[j] = value(me, j, call);
+        MPI_Reduce_scatter(send, recv, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        double sum = 0;
+        for (int r = 0; r < p; r++) sum += value(r, me, call);
+        CHECK(recv[0] == sum, "reduce_scatter call %d: %g, not %g", call, recv[0], sum);
+        return check_dav() > before;
+    }
     if (scatter) {
         for (int j = 0; j < p; j++) send[j] = value(root, j, call);
         MPI_Scatterv(send, counts, displs, MPI_DOUBLE, recv, 1, MPI_DOUBLE, root, MPI_COMM_WORLD);
@@ -67,7 +77,7 @@ static int call_one(int kind, int call, double *send, double *recv, const int *c
 
 int main(int argc, char **argv) {
     check_init(&argc, &argv);
-    const int p = check_size, calls = 4 * PHASE_CALLS;
+    const int p = check_size, calls = KINDS * PHASE_CALLS;
     double *send = malloc(((size_t)p + 8) * sizeof(double));
     double *recv = malloc(2 * (size_t)p * sizeof(double));
     int *counts = malloc(2 * (size_t)p * sizeof(int));
