@@ -94,6 +94,7 @@ typedef struct shmcoll_bench_options {
     int alloc_mem;    /* buffers from MPI_Alloc_mem (shmcoll's shared heap) instead of malloc */
     long first_calls; /* >0: the first calls of fresh communicators, each timed alone (measure.c) */
     int own_barrier;  /* calls timed alone: each implementation's own barrier before each */
+    int rank_mean;    /* a loop's time: the mean over the ranks (OSU's average), not the slowest */
 } shmcoll_bench_options_t;
 
 /* One measured case: a collective at one message size. The counts and displacements of this

@@ -12,7 +12,9 @@
  *    after a PMPI_Barrier. Without cache-bust the loop is timed as a whole; with it each call is
  *    timed alone, after its (untimed) rewrite of the send buffer and a PMPI_Barrier.
  * 4. Each loop's mean time per call is reduced with MAX over the ranks (the slowest rank is what
- *    the application waits for), and each implementation's row shows the median over its loops:
+ *    the application waits for; with --rank-mean the mean over the ranks, OSU's average latency,
+ *    which counts a rank that leaves a call early, a root or an eager sender, as early), and each
+ *    implementation's row shows the median over its loops:
  *    a loop that the machine stalled (another process's burst on one of the cores) moves a mean
  *    of all loops, not the median. (Two runs of `make bench` on MPICH, p = 2, with 6 rounds: rows
  *    below 0.95x 9 and 8 by the mean of the loops, 7 and 6 by their median, the same loops.)
@@ -307,6 +309,10 @@ void shmcoll_bench_measure_run(const shmcoll_bench_case_t *c_, const shmcoll_ben
     mine[nvals - 1] = mpi_wrong;
     double dav = dav_known ? (double)(dav_end - dav_start) / calls : 0;
     PMPI_Reduce(mine, worst, nvals, MPI_DOUBLE, MPI_MAX, 0, c->comm);
+    if (o->rank_mean) { /* the loops' times: the mean over the ranks instead (the flags stay) */
+        PMPI_Reduce(mine, worst, nvals - 2, MPI_DOUBLE, MPI_SUM, 0, c->comm);
+        for (int i = 0; i < nvals - 2; i++) worst[i] /= c->nprocs;
+    }
     PMPI_Reduce(&dav, &result->dav, 1, MPI_DOUBLE, MPI_SUM, 0, c->comm);
     /* First: the medians below sort each implementation's loops out of their rounds' order. */
     result->mpi_self = mpi_against_itself(worst + SHMCOLL_BENCH_IMPL_MPI * rounds, rounds);

@@ -122,6 +122,9 @@ static void usage(FILE *out) {
         "  --own-barrier    calls timed alone (--first-calls, --cache-bust) follow each\n"
         "                   implementation's own barrier, MPI_Barrier before shmcoll's, as\n"
         "                   OSU's loops run preloaded and natively do (default: PMPI_Barrier)\n"
+        "  --rank-mean      a loop's time per call is the mean over the ranks (OSU's average\n"
+        "                   latency), not the slowest rank's: where a rank leaves a call\n"
+        "                   early (a root, eager sends) the two differ\n"
         "  --csv            machine-readable output: CSV instead of the table\n"
         "  --csv-file FILE  also write the results as CSV to FILE (the table, or --csv,\n"
         "                   still goes to standard output); shmcoll-bench-plot draws it\n"
@@ -227,6 +230,7 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
                                              {"alloc-mem", no_argument, NULL, 'A'},
                                              {"first-calls", required_argument, NULL, 'P'},
                                              {"own-barrier", no_argument, NULL, 'W'},
+                                             {"rank-mean", no_argument, NULL, 'a'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     *o = (shmcoll_bench_options_t){.min_size = 8,
@@ -317,6 +321,9 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
             break;
         case 'W':
             o->own_barrier = 1;
+            break;
+        case 'a':
+            o->rank_mean = 1;
             break;
         case 'F':
             if (rank == 0) {

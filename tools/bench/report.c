@@ -98,11 +98,12 @@ static void header(FILE *out, int csv, const shmcoll_bench_options_t *o, int npr
                  "loops calibrated to 0.03 s (barrier to allreduce), 0.015 s (others)");
     fprintf(
         out,
-        "%stime per call in microseconds: each loop's mean on its slowest rank, the median over "
+        "%stime per call in microseconds: each loop's mean %s, the median over "
         "the loops; %s; %d round%s alternating MPI (PMPI_*) and shmcoll (MPI_*), more where that "
         "makes fewer than %d calls; type %s, op sum, root %d; buffers from %s\n",
-        lead, loops, o->rounds, o->rounds == 1 ? "" : "s", SHMCOLL_BENCH_MIN_CALLS,
-        shmcoll_bench_type_name(o->type), o->root, o->alloc_mem ? "MPI_Alloc_mem" : "malloc");
+        lead, o->rank_mean ? "averaged over the ranks" : "on its slowest rank", loops, o->rounds,
+        o->rounds == 1 ? "" : "s", SHMCOLL_BENCH_MIN_CALLS, shmcoll_bench_type_name(o->type),
+        o->root, o->alloc_mem ? "MPI_Alloc_mem" : "malloc");
     fprintf(out,
             "%ssize: the vector (bcast, reduce, allreduce, scan, exscan; reduce_scatter_block and "
             "reduce_scatter: the whole vector, p blocks, uneven 1:2:..:p for reduce_scatter); one "
