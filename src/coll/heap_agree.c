@@ -15,7 +15,11 @@
  *   reduce         every input and the root's receive buffer
  *   reduce_scatter every input
  * Nobody decides alone: a member whose peer's arena cannot be mapped here still takes the heap
- * path, copying through cross-memory attach (heap_access.c).
+ * path, copying through cross-memory attach (heap_access.c). The single-copy reductions
+ * (params.attach) take the path whatever the posts say: a peer's buffer outside a heap is read
+ * and written through cross-memory attach alike, piece by piece through the bounce half of the
+ * member's slot, so every input is read where the application left it (in memory, not in a core's
+ * cache as a slot that a peer just wrote is) and each member folds its own block at once.
  *
  * bcast, scatter and gather go nowhere without the root's buffer in a heap, which the root's
  * post alone tells: when it is not, the root goes on to the inner row at once and the members
@@ -71,6 +75,7 @@ static shmcoll_status_t heap_init(shmcoll_task_t *task) {
     coll_heap_t *h = coll_heap_state(task);
     *h = (coll_heap_t){0};
     const shmcoll_task_ops_t *inner = task->params.inner;
+    if (task->params.attach) return applies(task) ? SHMCOLL_OK : SHMCOLL_ERR_NOT_SUPPORTED;
     if (!inner) return SHMCOLL_ERR_NOT_SUPPORTED;
     if (!applies(task)) { /* the inner row alone, as if the heap row were not there */
         task->ops = inner;
@@ -165,6 +170,7 @@ static coll_heap_mode_t decide(shmcoll_task_t *task) {
     default: { /* the reductions */
         const size_t span = input_span(task);
         task->working_set = 2 * (size_t)p * span;
+        if (task->params.attach) return COLL_HEAP_REDUCE; /* wherever the buffers lie */
         if (!all_in_heap(task, COLL_HEAP_INPUT, span)) return COLL_HEAP_NONE;
         if (a->kind == SHMCOLL_KIND_ALLREDUCE && !all_in_heap(task, COLL_HEAP_RECV, span))
             return COLL_HEAP_NONE;

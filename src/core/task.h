@@ -66,6 +66,9 @@ typedef struct shmcoll_task_params {
     int wraps;
     const shmcoll_task_ops_t *inner;
     const char *inner_name;
+    /* The heap rows' task on buffers wherever they lie (the single-copy reductions): peers'
+     * buffers outside a shared heap through cross-memory attach, no agreement to say no. */
+    int attach;
 } shmcoll_task_params_t;
 
 /* Bytes of a wrapping row's own state (task->wrapper). */
