@@ -58,8 +58,8 @@
  * vector against the leaders' shares), measured besides the node team's choice (the composition's)
  * where they serve: at most two of them. The barrier's: one that lets the last rank to arrive out
  * first and one that lets rank 0 out first (see choose). */
-static const char *const alternatives[SHMCOLL_KIND_COUNT][4] = {
-    [SHMCOLL_KIND_ALLREDUCE] = {"one-leader", "shares", "segments", "single-copy"},
+static const char *const alternatives[SHMCOLL_KIND_COUNT][3] = {
+    [SHMCOLL_KIND_ALLREDUCE] = {"one-leader", "shares", "segments"},
     [SHMCOLL_KIND_REDUCE] = {"single-copy"},
     [SHMCOLL_KIND_BCAST] = {"single-copy", "pipeline"},
     [SHMCOLL_KIND_ALLGATHER] = {"single-copy", "pipeline"},
@@ -230,18 +230,19 @@ static int has_way(const calib_band_t *band) {
  * single copy 1.08-1.30x at 32-128 KiB and 1.06-1.14x at 256 KiB-2 MiB in both states. The
  * collectives whose sizes only some ranks know (key_local) decide inside their row, and under
  * given tuning its rules choose. A band of 1 to 8 MiB measured first (provisional, see band_for)
- * serves its calls so too, and there the reductions too (single[] 2) take single copy: Open MPI's
- * reduce of 2 MiB (OSU-style, p = 2) by the movement-avoiding chain took 1000-1150 us a call in
- * the slow state against the MPI library's 270-450, by single copy about the MPI library's time
- * in both states (the chain's row 0.29x, its provisional calls in that state). In the fast state
- * the chain took half single copy's time at 256 KiB-2 MiB, which a non-blocking reduction
- * without a verdict keeps. */
+ * serves its calls so too, and there reduce too (single[] 2) takes single copy: Open MPI's reduce
+ * of 2 MiB (OSU-style, p = 2) by the movement-avoiding chain took 1000-1150 us a call in the slow
+ * state against the MPI library's 270-450, by single copy about the MPI library's time in both
+ * states (the chain's row 0.29x, its provisional calls in that state). In the fast state the
+ * chain took half single copy's time at 256 KiB-2 MiB, which a non-blocking reduce without a
+ * verdict keeps. Not allreduce, whose chain's row stayed at 1.0-1.7x in the slow state's windows
+ * where single copy's took 0.5-4.5x (Open MPI, 1-4 MiB, native, before and after alternated). */
 static const char *unmeasured_row(const calib_t *calib, const shmcoll_mpi_coll_desc_t *desc,
                                   int provisional) {
     static const char single[SHMCOLL_MPI_COLL_COUNT] = {
         [SHMCOLL_MPI_BCAST] = 1,  [SHMCOLL_MPI_ALLGATHER] = 1, [SHMCOLL_MPI_ALLGATHERV] = 1,
         [SHMCOLL_MPI_GATHER] = 1, [SHMCOLL_MPI_SCATTER] = 1,   [SHMCOLL_MPI_ALLTOALL] = 1,
-        [SHMCOLL_MPI_REDUCE] = 2, [SHMCOLL_MPI_ALLREDUCE] = 2};
+        [SHMCOLL_MPI_REDUCE] = 2};
     return single[desc->coll] && (single[desc->coll] == 1 || provisional) && !desc->key_local &&
                    !calib->tuned
                ? "single-copy"
@@ -722,7 +723,7 @@ void shmcoll_mpi_calibrate_prepared(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_
         int n = 1;
         band->rows[0] = NULL;
         const char *const *alt = alternatives[call->args.kind];
-        for (int a = 0; a < 4 && alt[a] && band->pick && n < MAX_WAYS - 1; a++)
+        for (int a = 0; a < 3 && alt[a] && band->pick && n < MAX_WAYS - 1; a++)
             if (strcmp(alt[a], band->pick) && (!inner || strcmp(alt[a], inner)) &&
                 shmcoll_group_row_serves(call->group, &call->args, alt[a]))
                 band->rows[n++] = alt[a];

@@ -317,7 +317,8 @@ static int heap_reduce_supports(const shmcoll_select_args_t *a, const shmcoll_se
  * memory, where the chain reads every slice from a slot a peer has just written,
  * through the other core's cache: where a cache line takes 550-750 ns between the cores instead
  * of 140, a 2 MiB reduce by the chain took 1000 us against the MPI library's 270-400 (Open MPI,
- * p = 2). From the single-copy rows' size, the measurement deciding (mpi/calibrate.c). */
+ * p = 2). From the single-copy rows' size; reduce's measured against the others
+ * (mpi/calibrate.c), allreduce's for tuning. */
 static int reduce_single_supports(const shmcoll_select_args_t *a, const shmcoll_select_team_t *t) {
     return rooted_single_supports(a, t) && a->extent <= t->chunk / 2;
 }
