@@ -230,7 +230,7 @@ static int has_way(const calib_band_t *band) {
  * single copy 1.08-1.30x at 32-128 KiB and 1.06-1.14x at 256 KiB-2 MiB in both states. The
  * collectives whose sizes only some ranks know (key_local) decide inside their row, and under
  * given tuning its rules choose. A band of 1 to 8 MiB measured first (provisional, see band_for)
- * serves its calls so too, and there reduce too (single[] 2) takes single copy: Open MPI's reduce
+ * serves its calls so too, and there reduce too takes single copy: Open MPI's reduce
  * of 2 MiB (OSU-style, p = 2) by the movement-avoiding chain took 1000-1150 us a call in the slow
  * state against the MPI library's 270-450, by single copy about the MPI library's time in both
  * states (the chain's row 0.29x, its provisional calls in that state). In the fast state the
@@ -241,12 +241,10 @@ static const char *unmeasured_row(const calib_t *calib, const shmcoll_mpi_coll_d
                                   int provisional) {
     static const char single[SHMCOLL_MPI_COLL_COUNT] = {
         [SHMCOLL_MPI_BCAST] = 1,  [SHMCOLL_MPI_ALLGATHER] = 1, [SHMCOLL_MPI_ALLGATHERV] = 1,
-        [SHMCOLL_MPI_GATHER] = 1, [SHMCOLL_MPI_SCATTER] = 1,   [SHMCOLL_MPI_ALLTOALL] = 1,
-        [SHMCOLL_MPI_REDUCE] = 2};
-    return single[desc->coll] && (single[desc->coll] == 1 || provisional) && !desc->key_local &&
-                   !calib->tuned
-               ? "single-copy"
-               : NULL;
+        [SHMCOLL_MPI_GATHER] = 1, [SHMCOLL_MPI_SCATTER] = 1,   [SHMCOLL_MPI_ALLTOALL] = 1};
+    if (desc->key_local || calib->tuned) return NULL;
+    return single[desc->coll] || (provisional && desc->coll == SHMCOLL_MPI_REDUCE) ? "single-copy"
+                                                                                   : NULL;
 }
 
 /* Untimed calls that open a measurement: a block of each candidate up to 1 MiB; beyond, one call
