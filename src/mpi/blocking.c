@@ -72,7 +72,8 @@ static int conclude(shmcoll_mpi_call_t *call, shmcoll_status_t status,
         shmcoll_mpi_call_fallback(call);
         rc = desc->fallback(margs, comm, large, NULL);
     }
-    if (turn && (turn->band || turn->watched || turn->lean)) shmcoll_mpi_calibrate_end(call, turn);
+    if (turn && (turn->band || turn->watched || turn->lean || turn->provisional))
+        shmcoll_mpi_calibrate_end(call, turn);
     return rc;
 }
 

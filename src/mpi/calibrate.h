@@ -22,7 +22,9 @@
  * 1 MiB a first untimed round (warm-up), then timed rounds; from 1 MiB one untimed call (the MPI
  * library's), then one
  * timed block each, and when measured again, the trials spread: one block in 8 is a trial, the
- * others take the verdict in force. Each timed block starts from a PMPI_Barrier,
+ * others take the verdict in force (a first measurement on one node below 8 MiB spreads them too:
+ * the MPI library's way tried first, the way of calls without a verdict serving the others till
+ * a trial's way was faster, calibrate.c, interim). Each timed block starts from a PMPI_Barrier,
  * so that a rank that arrives late (an application's first calls are mostly such waits) does not
  * count, and each call of the block is timed on its own, so that what the application does
  * between calls does not either; each rank keeps its fastest block of each candidate, and one
@@ -109,8 +111,11 @@ typedef struct shmcoll_mpi_calib_turn {
                       * its rules give the MPI library (@mpi) there as a verdict of that way */
     size_t bytes;    /* the call's key, where measurement applies */
     const char *row; /* the node team's row it asks for (NULL: the selector's choice) */
-    shmcoll_mpi_calib_hold_t hold;          /* settled: what a kept call holds */
-    struct shmcoll_mpi_calib_band *watched; /* a call taking the verdict, timed against it */
+    shmcoll_mpi_calib_hold_t hold;              /* settled: what a kept call holds */
+    struct shmcoll_mpi_calib_band *watched;     /* a call taking the verdict, timed against it */
+    struct shmcoll_mpi_calib_band *provisional; /* a call between a first measurement's spread
+                                                 * trials, timed (calibrate.c, interim) ... */
+    int provisional_end;                        /* ... the last of its block */
     double start;
 } shmcoll_mpi_calib_turn_t;
 
