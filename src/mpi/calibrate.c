@@ -103,6 +103,7 @@ typedef struct shmcoll_mpi_calib_band {
     uint8_t skip;               /* ways (bit w) this measurement leaves out (pruned) */
     uint8_t skip_now;           /* ... and ways its probe left out (see probe_end) */
     uint8_t probing;            /* 1 while the measurement's probe runs (see probe_turn) */
+    uint8_t probed;             /* the measurement opened with a probe (see warmup_calls) */
     uint8_t probe_at;           /* the way the probe's next call runs */
     uint8_t probe_again;        /* calls the probe's way in hand made */
     uint8_t round;              /* timed rounds of the measurement so far (see round_end) */
@@ -254,22 +255,25 @@ static const char *unmeasured_row(const calib_t *calib, const shmcoll_mpi_coll_d
                                                                                    : NULL;
 }
 
-/* Untimed calls that open a measurement: a block of each candidate up to 1 MiB; beyond, one call
- * on the band's first measurement (its first call often faults the buffers' pages in), the MPI
- * library's, which costs what it would without shmcoll; none later (the calls between the spread
- * trials warm up). So a large band has a verdict after one block (beyond 8 MiB two calls) per
- * candidate and one call more, and a candidate twice as slow as the MPI library's costs that
- * much time once. */
+/* Untimed calls that open a measurement: a block of each candidate up to 1 MiB, none after a
+ * probe, whose three calls of each candidate warmed it up (they fault in the pages of its slots
+ * and buffers): an OSU-style row makes 110 calls of a size, and a 256 KiB reduce's measurement
+ * took 81 of them with the warm-up's 24; beyond 1 MiB, one call on the band's first measurement
+ * (its first call often faults the buffers' pages in), the MPI library's, which costs what it
+ * would without shmcoll; none later (the calls between the spread trials warm up). So a large
+ * band has a verdict after one block (beyond 8 MiB two calls) per candidate and one call more,
+ * and a candidate twice as slow as the MPI library's costs that much time once. */
 static uint32_t warmup_calls(const calib_band_t *band, size_t bytes) {
     if (bytes >= LARGE_BYTES) return has_way(band) ? 0 : 1;
-    return tried_ways(band) * block_calls(bytes);
+    return band->probed ? 0 : tried_ways(band) * block_calls(bytes);
 }
 
-/* Calls of a measurement's turns: the warm-up and the timed blocks of every candidate not pruned
- * (no probe, no way left out during it); the band's interval between measurements counts in
- * these. */
+/* Calls of a measurement: its probe or warm-up and the timed blocks of every candidate not pruned
+ * (no way left out during it); the band's interval between measurements counts in these. */
 static uint32_t measure_calls(const calib_band_t *band, size_t bytes) {
-    return warmup_calls(band, bytes) + tried_ways(band) * block_calls(bytes) * timed_blocks(bytes);
+    const uint32_t opening =
+        band->probed ? PROBE_CALLS * tried_ways(band) : warmup_calls(band, bytes);
+    return opening + tried_ways(band) * block_calls(bytes) * timed_blocks(bytes);
 }
 
 /* One call in this many taking a band's verdict is watched (see watch), where the agreement is
@@ -309,7 +313,7 @@ static int probed(const calib_band_t *band, size_t bytes) {
  * opened by a probe where `probed`. */
 static void measure_anew(calib_band_t *band, size_t bytes) {
     band->measuring = 1;
-    band->probing = (uint8_t)probed(band, bytes);
+    band->probing = band->probed = (uint8_t)probed(band, bytes);
     band->probe_at = band->probe_again = 0;
     band->calls = band->spread = band->in_block = 0;
     band->round = band->turn_k = 0;
@@ -580,7 +584,7 @@ static shmcoll_status_t probe_turn(shmcoll_mpi_call_t *call, calib_band_t *band,
  * Returns 1 when one way is left: it is the verdict, without turns. */
 static int probe_end(shmcoll_mpi_call_t *call, calib_band_t *band, int way) {
     if (!band->nways) { /* the call found no candidates (its prepare failed): turns, as before */
-        band->probing = 0;
+        band->probing = band->probed = 0;
         return 0;
     }
     if (++band->probe_again < PROBE_CALLS) return 0;

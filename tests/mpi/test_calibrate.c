@@ -6,10 +6,11 @@
  * calls its turns and its loop check's two stretches (below) took; another row measured more than 2
  * times as slow as the verdict sits out the next measurements (the node team's choice and the MPI
  * library's never do). From 16 KiB the turns follow a probe: three calls of each candidate, the MPI
- * library's last, and only the candidates it kept take turns (none when it kept one). Below 64 KiB
- * a verdict is checked in a loop first (calibrate.c, check_begin): 128 calls of the verdict's way,
- * 128 of the rival's (the MPI library's, or where that is the verdict, shmcoll's fastest), then the
- * way they chose, for the interval; not where the rival was measured more than twice as slow.
+ * library's last, and only the candidates it kept take turns (none when it kept one), with no
+ * warm-up round: the probe's calls warmed every way up. Below 64 KiB a verdict is checked in a loop
+ * first (calibrate.c, check_begin): 128 calls of the verdict's way, 128 of the rival's (the MPI
+ * library's, or where that is the verdict, shmcoll's fastest), then the way they chose, for the
+ * interval; not where the rival was measured more than twice as slow.
  *
  * Run with SHMCOLL_CALIBRATE=4 (one timed round): with n candidates, call c of a band below 16
  * KiB is the MPI library's when (c / 4) % n == n - 1, for c < 8n; then the verdict's way for
@@ -140,17 +141,17 @@ static int probe_at(const char *ours, int c, int calls) {
 /* The calls of a band from PROBED: the probe, the turns in blocks, the verdict's run of calls,
  * and the next measurement's probe. Which ways the probe leaves out depends on their times, so the
  * turns' number is not fixed (none when the probe left one way): the verdict's run begins by the
- * end of the turns of every candidate and, below 64 KiB, a loop check's two stretches, and lasts
- * at least 64 times the calls of two candidates' turns and of the loop check. */
+ * end of the timed turns of every candidate and, below 64 KiB, a loop check's two stretches, and
+ * lasts at least 64 times the calls of two candidates' probe and turns and of the loop check. */
 static void check_probed(int b, const char *ours, int calls) {
     const int mine = probe_at(ours, 0, calls), n = mine / PROBE + 1;
     if (!CHECK(mine > 0, "band %d: no probe (%d of shmcoll's calls, then the MPI library's two)", b,
                mine))
         return;
-    const int turns = mine + PROBE; /* the first turn's call */
-    const int shortest = RECHECK * (2 * BLOCK * (1 + TIMED / BLOCK) + 2 * STRETCH); /* two ways */
+    const int turns = mine + PROBE;                                     /* the first turn's call */
+    const int shortest = RECHECK * (2 * (PROBE + TIMED) + 2 * STRETCH); /* two ways */
     int verdict = -1;
-    const int last = turns + n * BLOCK * (1 + TIMED / BLOCK) + 2 * STRETCH;
+    const int last = turns + n * TIMED + 2 * STRETCH;
     for (int c = turns; c <= last && verdict < 0; c++)
         if (run_from(ours, c, calls) >= shortest) verdict = c;
     if (!CHECK(verdict >= 0, "band %d: no verdict's run of %d calls after the turns", b, shortest))
