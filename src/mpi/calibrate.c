@@ -123,7 +123,6 @@ typedef struct shmcoll_mpi_calib_band {
                                  * choice serves meanwhile (see band_for) */
     uint8_t interim;            /* ... or, once a trial was faster, the verdict field's way
                                  * (see interim) */
-    uint8_t interim_due;        /* a trial ended: the times agreed after the calls' next block */
     uint8_t root_first;         /* the barrier's ways (bit w) that let rank 0 out first ... */
     uint8_t mpi_root_first;     /* ... and whether the MPI library's does (see settle) */
     uint32_t epoch;             /* changes with every verdict */
@@ -688,17 +687,19 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
      * measurement spread over a change of the calls ended on their new times without the watch
      * seeing any of them. */
     if (bytes >= LARGE_BYTES && has_way(band) && !band->urgent) {
-        if (band->provisional && !band->nways) { /* its first call: it finds the candidates */
+        /* A provisional band's first call finds the candidates (calibrate_prepared), on the way
+         * of calls without a verdict, untimed: found at the first trial's first call instead, that
+         * call ran the node team's choice, timed in the block of the MPI library's way. */
+        if (band->provisional && !band->nways) {
             *turn = (shmcoll_mpi_calib_turn_t){.band = band, .bytes = bytes};
             turn->row = unmeasured_row(calib_of(state), desc, 1);
             return SHMCOLL_OK;
         }
         const uint32_t period = band->gap * block_calls(bytes), kept = period - block_calls(bytes);
-        /* a provisional band's trial comes first in its period (see interim) */
-        const uint32_t at = band->spread++ + (band->provisional ? kept : 0);
+        const uint32_t at = band->spread++;
         if (at % period < kept) {
-            const uint32_t verdict_calls = at / period * kept + at % period + 1 /* this one's too */
-                                           - (band->provisional ? kept : 0);
+            const uint32_t verdict_calls =
+                at / period * kept + at % period + 1; /* this one's too */
             *turn = (shmcoll_mpi_calib_turn_t){.bytes = bytes};
             if (watched(band, verdict_calls)) watch_turn(band, turn);
             const shmcoll_status_t status = take(call, band, band->verdict, turn);
@@ -1112,7 +1113,7 @@ static void settle(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     band->settled = slowest[verdict] / (double)bytes;
     if (shmcoll_config()->stats && call->state->counts) shmcoll_mpi_view_verdict(verdict == n - 1);
     band->measured = 1;
-    band->measuring = band->provisional = band->interim = band->interim_due = 0;
+    band->measuring = band->provisional = band->interim = 0;
     band->epoch++;
     if (call->state->rank != 0 || !shmcoll_config()->verbose) return;
     char times[256];
@@ -1232,21 +1233,17 @@ static void between_end(calib_band_t *band, const shmcoll_mpi_calib_turn_t *turn
     band->between_block = 0;
 }
 
-/* A trial block of a provisional band (band_for) has ended, with trials to come, and a block of
- * the calls between the trials after it: the times so far agreed (the slowest rank's: the trials'
- * blocks, the MPI library's weighed as the verdict weighs it, and the fastest block of the calls
- * between the trials), and where a trial's way was faster than those calls by more than TIE, it
- * serves them up to the verdict. The first measurement of a band from 1 MiB comes after a block of
- * each way, one in SPREAD of the calls' blocks: 69 calls with three ways, of the 110 an OSU-style
- * benchmark makes of a size, which took the way of calls without a verdict (unmeasured_row) up to
- * then. Open MPI's 2 MiB reduce so ran at 0.74x the MPI library's in one run where single copy took
- * 270 us a call, the chain 216 and the MPI library 233, and at 0.98x in the next, where single copy
- * took 220-243 (p = 2, the fast state). The MPI library's way is tried first (tried_way), and a
- * provisional band's trial comes first in its period, after the call that finds the candidates:
- * where the MPI library's way was faster, it serves from the 10th call (with the trial at the
- * period's end, from the 33rd: 28 calls of the first way, a quarter of an OSU-style row, in the
- * slow state twice the MPI library's time). One agreement per trial: one PMPI_Allreduce per 32
- * calls of a megabyte or more. */
+/* A trial block of a provisional band (band_for) has ended, with trials to come: the times so far
+ * agreed (the slowest rank's: the trials' blocks, the MPI library's weighed as the verdict weighs
+ * it, and the fastest block of the calls between the trials), and where a trial's way was faster
+ * than those calls by more than TIE, it serves them up to the verdict. The first measurement of a
+ * band from 1 MiB comes after a block of each way, one in SPREAD of the calls' blocks: 97 calls
+ * with three ways, of the 110 an OSU-style benchmark makes of a size, which took the way of calls
+ * without a verdict (unmeasured_row) up to then. Open MPI's 2 MiB reduce so ran at 0.74x the MPI
+ * library's in one run where single copy took 270 us a call, the chain 216 and the MPI library
+ * 233, and at 0.98x in the next, where single copy took 220-243 (p = 2, the fast state). The MPI
+ * library's way is tried first (tried_way): from the 34th call on, where it was faster, its way
+ * serves. One agreement per trial: one PMPI_Allreduce per 32 calls of a megabyte or more. */
 static void interim(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     const int n = band->nways;
     double mine[MAX_WAYS + 1], slowest[MAX_WAYS + 1];
@@ -1276,14 +1273,7 @@ static void interim(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) 
 void shmcoll_mpi_calibrate_end(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
     if (turn->lean) check_grant(turn->hold.band, turn->hold.shared);
     if (turn->watched) watch(call, turn);
-    if (turn->provisional) {
-        calib_band_t *spread = turn->provisional;
-        between_end(spread, turn);
-        if (turn->provisional_end && spread->interim_due) {
-            spread->interim_due = 0;
-            interim(call, spread, turn->bytes);
-        }
-    }
+    if (turn->provisional) between_end(turn->provisional, turn);
     calib_band_t *band = turn->band;
     if (!band) return;
     if (turn->probe) {
@@ -1306,7 +1296,7 @@ void shmcoll_mpi_calibrate_end(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_
     band->in_block = 0;
     if (!band->nways) return;
     if (++band->turn_k < tried_ways(band)) { /* the round's next way */
-        band->interim_due = band->provisional;
+        if (band->provisional) interim(call, band, turn->bytes);
         return;
     }
     band->turn_k = 0;

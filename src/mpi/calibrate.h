@@ -22,27 +22,27 @@
  * 1 MiB a first untimed round (warm-up; none after a probe, see below), then timed rounds; from 1
  * MiB one untimed call (the MPI library's), then one timed block each, and when measured again, the
  * trials spread: one block in 8 is a trial, the others take the verdict in force (a first
- * measurement on one node below 8 MiB spreads them too, each trial first in its 8 blocks: the MPI
- * library's way tried first, the way of calls without a verdict serving the others till a trial's
- * way was faster than their block after it, calibrate.c, interim). Each timed block starts from a
- * PMPI_Barrier, so that a rank that arrives late (an application's first calls are mostly such
- * waits) does not count, and each call of the block is timed on its own, so that what the
- * application does between calls does not either; each rank keeps its fastest block of each
- * candidate, and one PMPI_Allreduce (MAX over the ranks) gives every rank the same times and so the
- * same verdict: the fastest of shmcoll's candidates, or the MPI library's where it is faster by
- * more than 2% (SHMCOLL_CALIBRATE_MARGIN). From 16 KiB a measurement opens with a probe: three
- * calls of each candidate, each after a PMPI_Barrier and timed alone, agreed in one PMPI_Allreduce;
- * one of shmcoll's ways more than 1.5 times slower than the fastest, and the MPI library's more
- * than 3 times slower than shmcoll's fastest, sit out the turns (where one way is left, it is the
- * verdict at once), and after each timed round but the last a way more than 1.2 times slower than
- * the fastest sits out the rest: every call of a slow candidate costs its excess over the fastest,
- * and a benchmark that makes a hundred calls of a size pays the measurement in full. Below 64 KiB a
- * verdict is then checked in a loop (calibrate.c, check_begin): the verdict and the rival (the MPI
- * library's way, or shmcoll's fastest where that is the verdict) serve 128 calls in a row each on
- * their settled paths, each call's start stamped, and the mean periods between starts (the slowest
- * rank's) decide: a few calls after a barrier do not show the MPI library's eager sends running
- * ahead in a loop. SHMCOLL_VERBOSE=1 logs every verdict with the candidates' times per call ("left
- * out early" for a way the probe or a round left out: its time is of those calls).
+ * measurement on one node below 8 MiB spreads them too: the MPI library's way tried first, the way
+ * of calls without a verdict serving the others till a trial's way was faster, calibrate.c,
+ * interim). Each timed block starts from a PMPI_Barrier, so that a rank that arrives late (an
+ * application's first calls are mostly such waits) does not count, and each call of the block is
+ * timed on its own, so that what the application does between calls does not either; each rank
+ * keeps its fastest block of each candidate, and one PMPI_Allreduce (MAX over the ranks) gives
+ * every rank the same times and so the same verdict: the fastest of shmcoll's candidates, or the
+ * MPI library's where it is faster by more than 2% (SHMCOLL_CALIBRATE_MARGIN). From 16 KiB a
+ * measurement opens with a probe: three calls of each candidate, each after a PMPI_Barrier and
+ * timed alone, agreed in one PMPI_Allreduce; one of shmcoll's ways more than 1.5 times slower than
+ * the fastest, and the MPI library's more than 3 times slower than shmcoll's fastest, sit out the
+ * turns (where one way is left, it is the verdict at once), and after each timed round but the last
+ * a way more than 1.2 times slower than the fastest sits out the rest: every call of a slow
+ * candidate costs its excess over the fastest, and a benchmark that makes a hundred calls of a size
+ * pays the measurement in full. Below 64 KiB a verdict is then checked in a loop (calibrate.c,
+ * check_begin): the verdict and the rival (the MPI library's way, or shmcoll's fastest where that
+ * is the verdict) serve 128 calls in a row each on their settled paths, each call's start stamped,
+ * and the mean periods between starts (the slowest rank's) decide: a few calls after a barrier do
+ * not show the MPI library's eager sends running ahead in a loop. SHMCOLL_VERBOSE=1 logs every
+ * verdict with the candidates' times per call ("left out early" for a way the probe or a round left
+ * out: its time is of those calls).
  *
  * Cost, bounded by size: SHMCOLL_CALIBRATE timed calls per candidate (and a warm-up block or a
  * probe) up to 1 MiB; from 1 MiB one block per candidate (a candidate twice as slow as the best

@@ -8,10 +8,10 @@
  * pipeline, single copy and the MPI library's; a probe alone took nine), each result checked;
  * run_mpi.py checks that the band's verdict was printed. With `argv[2]`, bcasts of that many bytes
  * instead: a large band below 8 MiB is measured first with its trials spread (calibrate.c,
- * band_for), so its first calls, up to the next trial, take single copy, the way calls without a
- * verdict take (calibrate.c, unmeasured_row), but for the first trial's block, the MPI library's,
- * and none the node team's choice, the pipeline (run with SHMCOLL_STATS=1, run_mpi.py checks the
- * bcast's ways). */
+ * band_for), so its first calls, as many as a trial block's gap, all take single copy, the way
+ * calls without a verdict take (calibrate.c, unmeasured_row), none the MPI library's and none the
+ * node team's choice, the pipeline (run with SHMCOLL_STATS=1, run_mpi.py checks the bcast's way).
+ */
 #include "mpi_check.h"
 
 #include <stdlib.h>
