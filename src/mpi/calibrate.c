@@ -687,14 +687,6 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
      * measurement spread over a change of the calls ended on their new times without the watch
      * seeing any of them. */
     if (bytes >= LARGE_BYTES && has_way(band) && !band->urgent) {
-        /* A provisional band's first call finds the candidates (calibrate_prepared), on the way
-         * of calls without a verdict, untimed: found at the first trial's first call instead, that
-         * call ran the node team's choice, timed in the block of the MPI library's way. */
-        if (band->provisional && !band->nways) {
-            *turn = (shmcoll_mpi_calib_turn_t){.band = band, .bytes = bytes};
-            turn->row = unmeasured_row(calib_of(state), desc, 1);
-            return SHMCOLL_OK;
-        }
         const uint32_t period = band->gap * block_calls(bytes), kept = period - block_calls(bytes);
         const uint32_t at = band->spread++;
         if (at % period < kept) {
@@ -739,8 +731,12 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
 }
 
 void shmcoll_mpi_calibrate_prepared(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
-    calib_band_t *band = turn->band;
-    if (band && !band->nways) { /* the band's first call: its candidates */
+    /* The band's first call finds its candidates: a provisional band's is one of the calls
+     * between its trials, so that the first trial's block holds only its own way's calls (found
+     * at that block's first call instead, the node team's choice ran inside the block timed as
+     * the MPI library's way). */
+    calib_band_t *band = turn->band ? turn->band : turn->provisional;
+    if (band && !band->nways) {
         const char *inner;
         band->pick = shmcoll_group_pick(call->group, &call->args, &inner);
         int n = 1;
@@ -1237,12 +1233,12 @@ static void between_end(calib_band_t *band, const shmcoll_mpi_calib_turn_t *turn
  * agreed (the slowest rank's: the trials' blocks, the MPI library's weighed as the verdict weighs
  * it, and the fastest block of the calls between the trials), and where a trial's way was faster
  * than those calls by more than TIE, it serves them up to the verdict. The first measurement of a
- * band from 1 MiB comes after a block of each way, one in SPREAD of the calls' blocks: 97 calls
+ * band from 1 MiB comes after a block of each way, one in SPREAD of the calls' blocks: 96 calls
  * with three ways, of the 110 an OSU-style benchmark makes of a size, which took the way of calls
  * without a verdict (unmeasured_row) up to then. Open MPI's 2 MiB reduce so ran at 0.74x the MPI
  * library's in one run where single copy took 270 us a call, the chain 216 and the MPI library
  * 233, and at 0.98x in the next, where single copy took 220-243 (p = 2, the fast state). The MPI
- * library's way is tried first (tried_way): from the 34th call on, where it was faster, its way
+ * library's way is tried first (tried_way): from the 33rd call on, where it was faster, its way
  * serves. One agreement per trial: one PMPI_Allreduce per 32 calls of a megabyte or more. */
 static void interim(shmcoll_mpi_call_t *call, calib_band_t *band, size_t bytes) {
     const int n = band->nways;
