@@ -731,10 +731,8 @@ shmcoll_status_t shmcoll_mpi_calibrate_begin(shmcoll_mpi_call_t *call,
 }
 
 void shmcoll_mpi_calibrate_prepared(shmcoll_mpi_call_t *call, shmcoll_mpi_calib_turn_t *turn) {
-    /* The band's first call finds its candidates: a provisional band's is one of the calls
-     * between its trials, so that the first trial's block holds only its own way's calls (found
-     * at that block's first call instead, the node team's choice ran inside the block timed as
-     * the MPI library's way). */
+    /* The band's first call finds its candidates; a provisional band's is a call between its
+     * trials, so that no trial's block holds a call of another way. */
     calib_band_t *band = turn->band ? turn->band : turn->provisional;
     if (band && !band->nways) {
         const char *inner;

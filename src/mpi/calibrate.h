@@ -112,7 +112,8 @@ typedef struct shmcoll_mpi_calib_turn {
     shmcoll_mpi_calib_hold_t hold;              /* settled: what a kept call holds */
     struct shmcoll_mpi_calib_band *watched;     /* a call taking the verdict, timed against it */
     struct shmcoll_mpi_calib_band *provisional; /* a call between a first measurement's spread
-                                                 * trials, timed (calibrate.c, interim) ... */
+                                                 * trials, timed (calibrate.c, interim; the
+                                                 * band's first finds its candidates) ... */
     int provisional_end;                        /* ... the last of its block */
     double start;
 } shmcoll_mpi_calib_turn_t;
