@@ -283,7 +283,7 @@ static void set_waiting(shmcoll_team_t *team) {
     team->sleep_after = team->oversubscribed && sleep_us >= 0 ? (double)sleep_us * 1e-6 : -1;
     for (int l = 0; l < team->nlanes; l++) {
         shmcoll_channel_t *ch = &team->lanes[l].channel;
-        ch->waiter.spin = team->oversubscribed ? 0 : shmcoll_config()->spin;
+        ch->waiter.spin = team->oversubscribed ? 0 : (double)shmcoll_config()->spin * 1e-6;
         shmcoll_channel_set_sleep(ch, team->sleep_after);
     }
 }

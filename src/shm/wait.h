@@ -1,7 +1,13 @@
 /* Waiting on a shared flag, never past a dead peer.
  *
- * Spin with pause for a while (the peer is usually running on another core and about to write),
- * then sched_yield between polls — at once when the node has more ranks than CPUs, since then the
+ * Spin with pause for a while (the peer is usually running on another core and about to write):
+ * SHMCOLL_SPIN, a time rather than a number of polls (a pause takes 10 to 140 cycles on the CPUs
+ * of today), long enough to cover most waits inside a large call. A rank that yields while
+ * another job's process is runnable on its core gives the core away for that process's time
+ * slice, milliseconds, where the MPI library's rank polls on and keeps it (the MPI libraries poll
+ * without yielding unless oversubscribed): beside one busy process, 52 us of polls made 1-4 MiB
+ * calls lose up to 3x against the MPI library's (docs/ARCHITECTURE.md, "Waiting"). Then
+ * sched_yield between polls — at once when the node has more ranks than CPUs, since then the
  * peer we wait for may need our CPU — and, in such a team, once the wait has lasted a while,
  * sleep on the flag until its writer wakes us (shm/sleep.h). Every wait checks that the peer it
  * waits for is alive, so a dead peer becomes an error naming it, never a hang. A live peer is
@@ -20,7 +26,7 @@
 
 typedef struct shmcoll_waiter {
     double timeout;              /* seconds */
-    long spin;                   /* polls before yielding */
+    double spin;                 /* seconds of polling before yielding */
     const pid_t *pids;           /* pid of every team member, for the liveness check */
     const char *op;              /* name of the running collective, for messages */
     void (*progress)(void *ctx); /* run every millisecond or so while yielding (may be NULL) */

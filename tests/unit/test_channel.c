@@ -179,7 +179,7 @@ static void check_waits(void) {
     shmcoll_flag_t flag = 5;
     pid_t pids[2] = {getpid(), getpid()};
     shmcoll_waiter_t waiter = {.timeout = 0.3,
-                               .spin = 100,
+                               .spin = 100e-6,
                                .pids = pids,
                                .op = "testop",
                                .error = error,
