@@ -66,8 +66,8 @@
       "1: a thread per process advances non-blocking and persistent collectives during "           \
       "computation (it never calls MPI)")                                                          \
     X(spin, "SHMCOLL_SPIN", INT, LOCAL, "1000",                                                    \
-      "microseconds a waiting rank polls before it starts to yield (0 when the node is "           \
-      "oversubscribed)")                                                                           \
+      "microseconds a waiting rank polls before it starts to yield, at most 50000 (0 when the "    \
+      "node is oversubscribed)")                                                                   \
     X(sleep, "SHMCOLL_SLEEP", INT, LOCAL, "50",                                                    \
       "oversubscribed nodes: microseconds a waiting rank yields before it sleeps until woken "     \
       "(-1: never sleeps)")                                                                        \

@@ -79,10 +79,15 @@ shmcoll_status_t shmcoll_shm_wait_check(const shmcoll_wait_t *w, const shmcoll_w
 static _Atomic int waiting_threads;
 #define SPIN_SHARED 50e-6
 
-/* Polls `flag` with pause for up to `spin` seconds from now, SPIN_SHARED while another thread of
- * this process waits too: 1 once it holds `value` or more, else 0. */
+/* Seconds a wait spins at most, whatever SHMCOLL_SPIN asks: the period of the liveness checks,
+ * which only the yielding loop makes (a dead peer must fail the wait within moments). */
+#define SPIN_MAX 0.05
+
+/* Polls `flag` with pause for up to `spin` seconds from now (SPIN_MAX at most), SPIN_SHARED while
+ * another thread of this process waits too: 1 once it holds `value` or more, else 0. */
 static int spin_on(const shmcoll_flag_t *flag, uint64_t value, double spin) {
     const double start = spin > 0 ? shmcoll_shm_now() : 0;
+    if (spin > SPIN_MAX) spin = SPIN_MAX;
     for (unsigned long i = 1; spin > 0; i++) {
         shmcoll_cpu_relax();
         if (shmcoll_flag_load(flag) >= value) return 1;

@@ -200,6 +200,7 @@ static void check_waits(void) {
     CHECK(!shmcoll_shm_process_alive(child), "a zombie is not alive");
     pids[1] = child;
     waiter.timeout = 30;
+    waiter.spin = 1000; /* seconds asked for: a wait spins 50 ms at most, then checks its peer */
     error[0] = '\0';
     t0 = now();
     st = shmcoll_shm_wait_geq(&flag, 6, 1, &waiter);
