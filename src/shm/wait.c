@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
-#include <stdatomic.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -86,17 +86,16 @@ static _Atomic int waiting_threads;
 /* Polls `flag` with pause for up to `spin` seconds from now (SPIN_MAX at most), SPIN_SHARED while
  * another thread of this process waits too: 1 once it holds `value` or more, else 0. */
 static int spin_on(const shmcoll_flag_t *flag, uint64_t value, double spin) {
-    const double start = spin > 0 ? shmcoll_shm_now() : 0;
+    if (spin <= 0) return 0;
     if (spin > SPIN_MAX) spin = SPIN_MAX;
-    for (unsigned long i = 1; spin > 0; i++) {
+    const double shared = spin < SPIN_SHARED ? spin : SPIN_SHARED, start = shmcoll_shm_now();
+    for (unsigned long i = 1;; i++) {
         shmcoll_cpu_relax();
         if (shmcoll_flag_load(flag) >= value) return 1;
         if (i % SPIN_CLOCK_POLLS) continue;
         const int alone = atomic_load_explicit(&waiting_threads, memory_order_relaxed) == 1;
-        if (shmcoll_shm_now() - start >= (alone || spin < SPIN_SHARED ? spin : SPIN_SHARED))
-            return 0;
+        if (shmcoll_shm_now() - start >= (alone ? spin : shared)) return 0;
     }
-    return 0;
 }
 
 /* After the spin: yields (or sleeps) between polls, and checks on the peer and the deadline. */
