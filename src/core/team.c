@@ -280,12 +280,14 @@ static int lanes_init(shmcoll_team_t *team, size_t chunk, int kept) {
  * microseconds (shm/sleep.h), and every post and ack wakes the sleepers. */
 static void set_waiting(shmcoll_team_t *team) {
     const long sleep_us = shmcoll_config()->sleep;
+    const double spin = team->oversubscribed ? 0 : (double)shmcoll_config()->spin * 1e-6;
     team->sleep_after = team->oversubscribed && sleep_us >= 0 ? (double)sleep_us * 1e-6 : -1;
     for (int l = 0; l < team->nlanes; l++) {
         shmcoll_channel_t *ch = &team->lanes[l].channel;
-        ch->waiter.spin = team->oversubscribed ? 0 : (double)shmcoll_config()->spin * 1e-6;
+        ch->waiter.spin = spin;
         shmcoll_channel_set_sleep(ch, team->sleep_after);
     }
+    shmcoll_shm_pace_spin(spin); /* and the process's paced loops */
 }
 
 /* Lanes asked for with SHMCOLL_LANES, within 1..SHMCOLL_MAX_LANES. */

@@ -7,7 +7,6 @@
 #include "select/tune.h"
 #include "shm/wait.h"
 
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +145,7 @@ static shmcoll_status_t compose_start(shmcoll_group_t *group, const shmcoll_coll
 /* Runs t's progress once (a blocking t to its end); on the end, fini and the failure rule. */
 static shmcoll_status_t compose_step(shmcoll_group_task_t *t) {
     shmcoll_status_t status;
+    shmcoll_shm_pace_t pace = {0};
     for (;;) {
         /* A polling composition's network step moves only while it is tested. */
         status = t->polls ? shmcoll_compose_net_poll(t) : SHMCOLL_OK;
@@ -155,9 +155,10 @@ static shmcoll_status_t compose_step(shmcoll_group_task_t *t) {
         if (status != SHMCOLL_IN_PROGRESS || !t->blocking) break;
         if (t->polls) {
             shmcoll_engine_progress();
-            sched_yield();
+            shmcoll_shm_pace(&pace);
         }
     }
+    shmcoll_shm_pace_end(&pace);
     if (status == SHMCOLL_IN_PROGRESS) return status;
     status = compose_end(t, status);
     /* After a failure (the node team has failed), node phases still queued end at once: none
@@ -299,10 +300,12 @@ shmcoll_status_t shmcoll_group_wait(shmcoll_group_op_t *op) {
     if (op->status == SHMCOLL_IN_PROGRESS && !op->t)
         return op->status = shmcoll_task_wait(&op->task);
     shmcoll_status_t status;
+    shmcoll_shm_pace_t pace = {0};
     while ((status = shmcoll_group_test(op)) == SHMCOLL_IN_PROGRESS) {
         shmcoll_engine_progress();
-        sched_yield();
+        shmcoll_shm_pace(&pace);
     }
+    shmcoll_shm_pace_end(&pace);
     return status;
 }
 
@@ -401,13 +404,17 @@ shmcoll_status_t shmcoll_compose_net_poll(shmcoll_group_task_t *t) {
 }
 
 shmcoll_status_t shmcoll_compose_net_test(shmcoll_group_task_t *t) {
+    shmcoll_shm_pace_t pace = {0};
     for (;;) {
         const shmcoll_status_t status = shmcoll_compose_net_poll(t);
-        if (status != SHMCOLL_IN_PROGRESS || !t->blocking || t->polls) return status;
+        if (status != SHMCOLL_IN_PROGRESS || !t->blocking || t->polls) {
+            shmcoll_shm_pace_end(&pace);
+            return status;
+        }
         /* The MPI library progresses the step inside test; between tests, the process's other
          * tasks (a peer on this node may wait for one of them) and the other processes. */
         shmcoll_engine_progress();
-        sched_yield();
+        shmcoll_shm_pace(&pace);
     }
 }
 

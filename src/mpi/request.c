@@ -24,8 +24,8 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "group/compose.h"
+#include "shm/wait.h"
 
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -637,10 +637,12 @@ void shmcoll_mpi_op_wait(shmcoll_mpi_op_t *op) {
         op_complete(op);
         return;
     }
+    shmcoll_shm_pace_t pace = {0};
     while (!composition_drive(op)) {
         shmcoll_engine_progress();
-        sched_yield();
+        shmcoll_shm_pace(&pace);
     }
+    shmcoll_shm_pace_end(&pace);
     op_complete(op);
 }
 

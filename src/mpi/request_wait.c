@@ -5,21 +5,17 @@
  * Without shmcoll requests anywhere in the process every call goes straight to the MPI library.
  * Otherwise shmcoll's are told apart by their handle (request.h) and driven here, and the MPI
  * library sees a copy of the array in which they are MPI_REQUEST_NULL. A wait that involves the
- * MPI library's requests while shmcoll operations are in flight polls both, yielding the core in
- * between, rather than blocking inside the MPI library: a peer on the node may be waiting for one
- * of this process's operations. Only once nothing of shmcoll's is in flight does it block there.
- * Completion order within an array is whatever each side completes first, as MPI allows. */
+ * MPI library's requests while shmcoll operations are in flight polls both, pausing in between
+ * (shm/wait.h: it spins as a wait does, then yields), rather than blocking inside the MPI library:
+ * a peer on the node may be waiting for one of this process's operations. Only once nothing of
+ * shmcoll's is in flight does it block there. Completion order within an array is whatever each
+ * side completes first, as MPI allows. */
 #include "mpi/request.h"
 
+#include "shm/wait.h"
 #include "shmcoll.h"
 
-#include <sched.h>
 #include <stdlib.h>
-
-/* Between two polls. */
-static void pause_between(void) {
-    sched_yield();
-}
 
 static MPI_Status *status_at(MPI_Status *statuses, int i) {
     return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
@@ -34,14 +30,19 @@ SHMCOLL_API int MPI_Wait(MPI_Request *request, MPI_Status *status) {
         shmcoll_mpi_op_wait(op);
         return shmcoll_mpi_op_report(op, request, status);
     }
+    shmcoll_shm_pace_t pace = {0};
     for (;;) {
         shmcoll_mpi_request_progress();
         if (!shmcoll_mpi_request_inflight()) break;
         int flag = 0;
         const int rc = PMPI_Test(request, &flag, status);
-        if (rc != MPI_SUCCESS || flag) return rc;
-        pause_between();
+        if (rc != MPI_SUCCESS || flag) {
+            shmcoll_shm_pace_end(&pace);
+            return rc;
+        }
+        shmcoll_shm_pace(&pace);
     }
+    shmcoll_shm_pace_end(&pace);
     return PMPI_Wait(request, status);
 }
 
@@ -103,7 +104,8 @@ typedef struct split {
     shmcoll_mpi_op_t **ops; /* [n]: NULL for the MPI library's */
     MPI_Request *native;    /* what the MPI library sees: the array, or a copy with ours NULL */
     MPI_Request *user;
-    char *done; /* [n]: the MPI library's request i is complete (all) */
+    char *done;              /* [n]: the MPI library's request i is complete (all) */
+    shmcoll_shm_pace_t pace; /* between the polls of a wait */
     shmcoll_mpi_op_t *ops_small[16];
     MPI_Request native_small[16];
     char done_small[16];
@@ -112,6 +114,7 @@ typedef struct split {
 static int split_init(split_t *s, int n, MPI_Request *requests) {
     s->n = n;
     s->ours = 0;
+    s->pace = (shmcoll_shm_pace_t){0};
     s->user = requests;
     s->native = NULL;
     s->done = n <= 16 ? s->done_small : calloc((size_t)n, 1);
@@ -128,6 +131,7 @@ static int split_init(split_t *s, int n, MPI_Request *requests) {
 }
 
 static void split_fini(split_t *s) {
+    shmcoll_shm_pace_end(&s->pace);
     if (s->ops && s->ops != s->ops_small) free(s->ops);
     if (s->done && s->done != s->done_small) free(s->done);
     if (s->native && s->native != s->user && s->native != s->native_small) free(s->native);
@@ -231,7 +235,7 @@ static int all(int count, MPI_Request requests[], int *flag, MPI_Status statuses
             *flag = 0;
             return split_close(&s, rc);
         }
-        pause_between();
+        shmcoll_shm_pace(&s.pace);
     }
     for (int i = 0; i < count; i++) {
         int code = MPI_SUCCESS;
@@ -299,7 +303,7 @@ static int any(int count, MPI_Request requests[], int *index, int *flag, MPI_Sta
             *flag = 0;
             return split_close(&s, rc);
         }
-        pause_between();
+        shmcoll_shm_pace(&s.pace);
     }
     if (flag) *flag = 1;
     return split_close(&s, rc);
@@ -350,7 +354,7 @@ static int some(int count, MPI_Request requests[], int *outcount, int indices[],
             *outcount = k > 0 || active || completed != MPI_UNDEFINED ? k : MPI_UNDEFINED;
             break;
         }
-        pause_between();
+        shmcoll_shm_pace(&s.pace);
     }
     return split_close(&s, rc);
 }

@@ -70,31 +70,48 @@ shmcoll_status_t shmcoll_shm_wait_check(const shmcoll_wait_t *w, const shmcoll_w
  * with pause 10-50. */
 #define SPIN_CLOCK_POLLS 64
 
-/* Threads of this process in a slow wait. Only a thread that waits alone spins for the whole
- * SHMCOLL_SPIN; where threads of a process wait at once (MPI_THREAD_MULTIPLE, collectives on
- * several communicators), they and their peers may outnumber the CPUs, and a spinner would hold
+/* Threads of this process in a slow wait or a paced loop. Only a thread that waits alone spins for
+ * the whole SHMCOLL_SPIN; where threads of a process wait at once (MPI_THREAD_MULTIPLE, collectives
+ * on several communicators), they and their peers may outnumber the CPUs, and a spinner would hold
  * a core that the thread it waits for needs: they spin for SPIN_SHARED at most. p = 2 ranks of 8
  * threads each on 2 cores, a 64 KiB bcast and an 8-byte allreduce per step (MPICH): 0.22-0.39 s
  * with 52 us of polls, 0.41-0.99 s with a millisecond, 0.59-2.6 s yielding at once. */
 static _Atomic int waiting_threads;
 #define SPIN_SHARED 50e-6
 
+/* This thread's waits under way: a paced loop's progress may wait on a flag inside it, and the
+ * thread counts once. */
+static _Thread_local int waits_here;
+
+static void waiting_begin(void) {
+    if (waits_here++ == 0) atomic_fetch_add_explicit(&waiting_threads, 1, memory_order_relaxed);
+}
+
+static void waiting_end(void) {
+    if (--waits_here == 0) atomic_fetch_sub_explicit(&waiting_threads, 1, memory_order_relaxed);
+}
+
 /* Seconds a wait spins at most, whatever SHMCOLL_SPIN asks: the period of the liveness checks,
  * which only the yielding loop makes (a dead peer must fail the wait within moments). */
 #define SPIN_MAX 0.05
 
-/* Polls `flag` with pause for up to `spin` seconds from now (SPIN_MAX at most), SPIN_SHARED while
- * another thread of this process waits too: 1 once it holds `value` or more, else 0. */
+/* Seconds a wait asked to spin `spin` seconds spins: SPIN_MAX at most, SPIN_SHARED at most while
+ * another thread of this process waits too (the waiting threads counted, this one included). */
+static double spin_limit(double spin) {
+    if (spin > SPIN_MAX) spin = SPIN_MAX;
+    const int alone = atomic_load_explicit(&waiting_threads, memory_order_relaxed) == 1;
+    return alone || spin < SPIN_SHARED ? spin : SPIN_SHARED;
+}
+
+/* Polls `flag` with pause for up to `spin` seconds from now (see spin_limit): 1 once it holds
+ * `value` or more, else 0. */
 static int spin_on(const shmcoll_flag_t *flag, uint64_t value, double spin) {
     if (spin <= 0) return 0;
-    if (spin > SPIN_MAX) spin = SPIN_MAX;
-    const double shared = spin < SPIN_SHARED ? spin : SPIN_SHARED, start = shmcoll_shm_now();
+    const double start = shmcoll_shm_now();
     for (unsigned long i = 1;; i++) {
         shmcoll_cpu_relax();
         if (shmcoll_flag_load(flag) >= value) return 1;
-        if (i % SPIN_CLOCK_POLLS) continue;
-        const int alone = atomic_load_explicit(&waiting_threads, memory_order_relaxed) == 1;
-        if (shmcoll_shm_now() - start >= (alone ? spin : shared)) return 0;
+        if (i % SPIN_CLOCK_POLLS == 0 && shmcoll_shm_now() - start >= spin_limit(spin)) return 0;
     }
 }
 
@@ -146,9 +163,49 @@ shmcoll_status_t shmcoll_shm_wait_slow(const shmcoll_flag_t *flag, uint64_t valu
         shmcoll_cpu_relax();
         if (shmcoll_flag_load(flag) >= value) return SHMCOLL_OK;
     }
-    atomic_fetch_add_explicit(&waiting_threads, 1, memory_order_relaxed);
+    waiting_begin();
     const shmcoll_status_t status =
         spin_on(flag, value, waiter->spin) ? SHMCOLL_OK : yield_on(flag, value, peer, waiter);
-    atomic_fetch_sub_explicit(&waiting_threads, 1, memory_order_relaxed);
+    waiting_end();
     return status;
+}
+
+/* ---- Paced loops --------------------------------------------------------------------------- */
+
+/* The least spin of the process's teams (shmcoll_shm_pace_spin), in seconds; negative before the
+ * first team. */
+static _Atomic double pace_spin = -1;
+
+/* Pauses between two polls while spinning: a poll of the MPI library's requests or a progress
+ * pass costs some hundreds of nanoseconds, more than a flag's. */
+#define PACE_RELAX 16
+
+void shmcoll_shm_pace_spin(double spin) {
+    double seen = atomic_load_explicit(&pace_spin, memory_order_relaxed);
+    while ((seen < 0 || spin < seen) &&
+           !atomic_compare_exchange_weak_explicit(&pace_spin, &seen, spin, memory_order_relaxed,
+                                                  memory_order_relaxed)) {
+    }
+}
+
+void shmcoll_shm_pace(shmcoll_shm_pace_t *pace) {
+    const double spin = atomic_load_explicit(&pace_spin, memory_order_relaxed);
+    if (spin > 0) {
+        const double now = shmcoll_shm_now();
+        if (!pace->counted) {
+            pace->counted = 1;
+            pace->start = now;
+            waiting_begin();
+        }
+        if (now - pace->start < spin_limit(spin)) {
+            for (int i = 0; i < PACE_RELAX; i++) shmcoll_cpu_relax();
+            return;
+        }
+    }
+    sched_yield();
+}
+
+void shmcoll_shm_pace_end(shmcoll_shm_pace_t *pace) {
+    if (pace->counted) waiting_end();
+    pace->counted = 0;
 }

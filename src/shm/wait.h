@@ -88,6 +88,29 @@ static inline shmcoll_status_t shmcoll_shm_wait_geq(const shmcoll_flag_t *flag, 
     return shmcoll_shm_wait_slow(flag, value, peer, waiter);
 }
 
+/* Pacing of a loop that polls what it cannot wait for as one flag: shmcoll's operations of
+ * several teams and the MPI library's requests (MPI_Waitall and its kin), a network step across
+ * nodes. Between two polls it pauses, as shmcoll_shm_wait_geq spins, for the process's spin from
+ * its first pause on (its teams' least, 0 once one has more members than CPUs; SPIN_SHARED while
+ * another thread of the process waits too), then yields. Yielding at once, such a loop gave its
+ * core away to another job's runnable process for that process's time slice: beside one
+ * CPU-bound process, an MPI_Waitall of an 8-byte MPI_Iallreduce and an MPI_Ibcast took 1.1-1.3 ms
+ * a step against 0.9-2.9 us (Open MPI, p = 2; docs/ARCHITECTURE.md, "Waiting"). Zeroed before
+ * the loop, ended after it (shmcoll_shm_pace_end) on every way out. */
+typedef struct shmcoll_shm_pace {
+    double start; /* the first pause's time */
+    int counted;  /* counted among the process's waiting threads since then */
+} shmcoll_shm_pace_t;
+
+/* Between two polls of a paced loop. */
+void shmcoll_shm_pace(shmcoll_shm_pace_t *pace);
+
+/* After a paced loop. */
+void shmcoll_shm_pace_end(shmcoll_shm_pace_t *pace);
+
+/* A team's spin, in seconds: paced loops spin the least of those given (0: yield at once). */
+void shmcoll_shm_pace_spin(double spin);
+
 /* 1 if process `pid` exists and is not a zombie. */
 int shmcoll_shm_process_alive(pid_t pid);
 

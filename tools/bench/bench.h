@@ -95,6 +95,7 @@ typedef struct shmcoll_bench_options {
     long first_calls; /* >0: the first calls of fresh communicators, each timed alone (measure.c) */
     int own_barrier;  /* calls timed alone: each implementation's own barrier before each */
     int rank_mean;    /* a loop's time: the mean over the ranks (OSU's average), not the slowest */
+    int waitall;      /* non-blocking and persistent: each call completed by MPI_Waitall */
 } shmcoll_bench_options_t;
 
 /* One measured case: a collective at one message size. The counts and displacements of this
@@ -118,6 +119,7 @@ typedef struct shmcoll_bench_case {
     int cache_bust;  /* rewrite the send buffer before every call */
     int own_barrier; /* a call timed alone follows its implementation's own barrier */
     shmcoll_bench_form_t form;
+    int waitall;               /* completed by MPI_Waitall of its one request, not MPI_Wait */
     MPI_Request persistent[2]; /* the persistent form's request of each implementation */
 } shmcoll_bench_case_t;
 
@@ -185,8 +187,9 @@ int shmcoll_bench_call_run(const shmcoll_bench_case_t *bcase, shmcoll_bench_impl
 /* Non-blocking: posts the call into *request. Persistent: creates its request (MPI_*_init). */
 int shmcoll_bench_call_post(const shmcoll_bench_case_t *bcase, shmcoll_bench_impl_t impl,
                             shmcoll_bench_form_t form, MPI_Request *request);
-/* MPI_Wait through `impl`. */
-int shmcoll_bench_call_wait(shmcoll_bench_impl_t impl, MPI_Request *request);
+/* MPI_Wait (MPI_Waitall where the case says so) through `impl`. */
+int shmcoll_bench_call_wait(const shmcoll_bench_case_t *bcase, shmcoll_bench_impl_t impl,
+                            MPI_Request *request);
 
 /* measure.c: warm-up, calibration and the alternating timed loops of one case. Collective over
  * the case's communicator. Aborts the job with a message when a result is wrong. */

@@ -21,9 +21,11 @@
          ? ONE_EXPANDED(PERSISTENT(Name), __VA_ARGS__, MPI_INFO_NULL, request)                     \
          : ONE(MPI_##Name, __VA_ARGS__))
 
-int shmcoll_bench_call_wait(shmcoll_bench_impl_t impl, MPI_Request *request) {
-    return impl == SHMCOLL_BENCH_IMPL_MPI ? PMPI_Wait(request, MPI_STATUS_IGNORE)
-                                          : MPI_Wait(request, MPI_STATUS_IGNORE);
+int shmcoll_bench_call_wait(const shmcoll_bench_case_t *c, shmcoll_bench_impl_t impl,
+                            MPI_Request *request) {
+    const int lib = impl == SHMCOLL_BENCH_IMPL_MPI;
+    MPI_Status status[1]; /* not MPI_STATUSES_IGNORE: compilers take MPICH's for an array */
+    return c->waitall ? ONE(MPI_Waitall, 1, request, status) : ONE(MPI_Wait, request, status);
 }
 
 int shmcoll_bench_call_run(const shmcoll_bench_case_t *c, shmcoll_bench_impl_t impl) {
@@ -32,11 +34,11 @@ int shmcoll_bench_call_run(const shmcoll_bench_case_t *c, shmcoll_bench_impl_t i
     switch (c->form) {
     case SHMCOLL_BENCH_FORM_NONBLOCKING:
         rc = shmcoll_bench_call_post(c, impl, c->form, &request);
-        return rc == MPI_SUCCESS ? shmcoll_bench_call_wait(impl, &request) : rc;
+        return rc == MPI_SUCCESS ? shmcoll_bench_call_wait(c, impl, &request) : rc;
     case SHMCOLL_BENCH_FORM_PERSISTENT:
         request = c->persistent[impl];
         rc = impl == SHMCOLL_BENCH_IMPL_MPI ? PMPI_Start(&request) : MPI_Start(&request);
-        return rc == MPI_SUCCESS ? shmcoll_bench_call_wait(impl, &request) : rc;
+        return rc == MPI_SUCCESS ? shmcoll_bench_call_wait(c, impl, &request) : rc;
     default:
         return shmcoll_bench_call_post(c, impl, c->form, NULL);
     }

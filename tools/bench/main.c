@@ -116,6 +116,7 @@ int main(int argc, char **argv) {
                               .nprocs = nprocs,
                               .comm = MPI_COMM_WORLD,
                               .form = o.form,
+                              .waitall = o.waitall,
                               .sendcounts = counts,
                               .sdispls = counts + nprocs,
                               .recvcounts = counts + 2 * nprocs,

@@ -237,7 +237,7 @@ static double overlap_measure(shmcoll_bench_case_t *c, shmcoll_bench_impl_t impl
             MPI_SUCCESS)
             call_or_abort(c, impl); /* reports the failure */
         busy += compute(pure);
-        shmcoll_bench_call_wait(impl, &request);
+        shmcoll_bench_call_wait(c, impl, &request);
         total += PMPI_Wtime() - start;
     }
     check_result(c, impl, next_tag++);

@@ -112,6 +112,9 @@ static void usage(FILE *out) {
         "                   overlap = 1 - (total - compute) / call time); "
         "SHMCOLL_PROGRESS_THREAD=1\n"
         "                   lets shmcoll's calls advance during the computation\n"
+        "  --waitall        with --form nonblocking or persistent: complete each call with\n"
+        "                   MPI_Waitall of its one request instead of MPI_Wait, as programs\n"
+        "                   that wait for several requests at once do\n"
         "  --alloc-mem      allocate the buffers with MPI_Alloc_mem (shmcoll serves it from\n"
         "                   its shared heap, where collectives move each block once; both\n"
         "                   columns use the same buffers); default: malloc\n"
@@ -231,6 +234,7 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
                                              {"first-calls", required_argument, NULL, 'P'},
                                              {"own-barrier", no_argument, NULL, 'W'},
                                              {"rank-mean", no_argument, NULL, 'a'},
+                                             {"waitall", no_argument, NULL, 'w'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     *o = (shmcoll_bench_options_t){.min_size = 8,
@@ -311,6 +315,9 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
         case 'O':
             o->overlap = 1;
             break;
+        case 'w':
+            o->waitall = 1;
+            break;
         case 'A':
             o->alloc_mem = 1;
             break;
@@ -345,6 +352,8 @@ int shmcoll_bench_options_parse(int argc, char **argv, int rank, int nprocs,
     if (o->min_size > o->max_size) return fail(rank, "--min-size exceeds --max-size", NULL);
     if (o->overlap && o->form != SHMCOLL_BENCH_FORM_NONBLOCKING)
         return fail(rank, "--overlap needs --form nonblocking", NULL);
+    if (o->waitall && o->form == SHMCOLL_BENCH_FORM_BLOCKING)
+        return fail(rank, "--waitall needs --form nonblocking or persistent", NULL);
     if (o->first_calls && (o->iters || o->overlap || o->form != SHMCOLL_BENCH_FORM_BLOCKING))
         return fail(rank, "--first-calls goes with none of --iters, --overlap, --form", NULL);
     if (o->own_barrier && !o->first_calls && o->bust != SHMCOLL_BENCH_BUST_ALL)

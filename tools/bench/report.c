@@ -127,15 +127,16 @@ static void header(FILE *out, int csv, const shmcoll_bench_options_t *o, int npr
             "(from memory once the ranks' buffers exceed the last-level cache)\n",
             lead);
     if (o->form == SHMCOLL_BENCH_FORM_NONBLOCKING)
-        fprintf(out, "%sform: non-blocking, timed from MPI_I* to the end of MPI_Wait%s\n", lead,
+        fprintf(out, "%sform: non-blocking, timed from MPI_I* to the end of MPI_Wait%s%s\n", lead,
+                o->waitall ? "all" : "",
                 o->overlap ? "; overlap rows: percent of the call hidden behind computation "
                              "(OSU style: post, compute for the call's time, wait)"
                            : "");
     else if (o->form == SHMCOLL_BENCH_FORM_PERSISTENT)
         fprintf(out,
                 "%sform: persistent, MPI_*_init once per row (not timed), timed from MPI_Start to "
-                "the end of MPI_Wait\n",
-                lead);
+                "the end of MPI_Wait%s\n",
+                lead, o->waitall ? "all" : "");
     if (disabled && strcmp(disabled, "0") != 0) {
         fprintf(out, "%sSHMCOLL_DISABLE is set: both columns measure the MPI library\n", lead);
     }
