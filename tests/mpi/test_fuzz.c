@@ -5,7 +5,9 @@
  * (so the measurement, the loop check, the repeat and express paths all serve) whose values change
  * from call to call or stay, and whose count arrays (v-variants) change in place under the same
  * pointers now and then. Non-blocking calls are started in batches of up to three, with blocking
- * ones between them, and each rank completes them in an order of its own. Ranks pause at random
+ * ones between them, and each rank completes them in an order and a way of its own: one by one
+ * (MPI_Wait), or the batch at once by MPI_Waitall, -any, -some, MPI_Testall, -any or -some, in
+ * about half the batches with a ring of point-to-point messages among them. Ranks pause at random
  * now and then, so they arrive skewed. With --threads 2 (MPI_THREAD_MULTIPLE) a second thread runs
  * its own program on communicators of its own at the same time. With --handoff N
  * (MPI_THREAD_SERIALIZED) one program runs, but each of its MPI calls (a collective's start, a
@@ -587,6 +589,95 @@ static void op_call(stream_t *s, op_t *o, int k) {
         verify(o);
 }
 
+/* How a rank completes a batch's non-blocking calls (complete_batch). */
+enum completion { ONE_BY_ONE, WAITALL, WAITANY, WAITSOME, TESTALL, TESTANY, TESTSOME, COMPLETIONS };
+
+/* Completes the array `requests` of n by the way `how`, whatever it holds (shmcoll's operations,
+ * the MPI library's requests); `done[i]` set for each as it completes (a call of an -any or -some
+ * form may complete several over its turns). */
+static void complete_array(enum completion how, MPI_Request *requests, int n, char *done) {
+    MPI_Status statuses[BATCH + 2];
+    int indices[BATCH + 2], left = n, flag = 0, count = 0, index = 0;
+    while (left > 0) {
+        int rc = MPI_SUCCESS;
+        switch (how) {
+        case WAITALL:
+        case TESTALL:
+            rc = how == WAITALL ? MPI_Waitall(n, requests, statuses)
+                                : MPI_Testall(n, requests, &flag, statuses);
+            if (how == WAITALL || flag) {
+                CHECK(rc == MPI_SUCCESS, "completion %d failed: %d", (int)how, rc);
+                for (int i = 0; i < n; i++) {
+                    CHECK(requests[i] == MPI_REQUEST_NULL, "request %d not freed", i);
+                    done[i] = 1;
+                }
+                return;
+            }
+            count = 0;
+            break;
+        case WAITANY:
+        case TESTANY:
+            rc = how == WAITANY ? MPI_Waitany(n, requests, &index, statuses)
+                                : MPI_Testany(n, requests, &index, &flag, statuses);
+            count = how == WAITANY || flag ? 1 : 0;
+            if (count && index == MPI_UNDEFINED) count = MPI_UNDEFINED; /* none active */
+            indices[0] = index;
+            break;
+        default:
+            rc = how == WAITSOME ? MPI_Waitsome(n, requests, &count, indices, statuses)
+                                 : MPI_Testsome(n, requests, &count, indices, statuses);
+        }
+        CHECK(rc == MPI_SUCCESS, "completion %d failed: %d", (int)how, rc);
+        CHECK(count != MPI_UNDEFINED, "completion %d found no active request, %d left", (int)how,
+              left);
+        if (rc != MPI_SUCCESS || count == MPI_UNDEFINED) return;
+        for (int k = 0; k < count; k++) {
+            CHECK(!done[indices[k]], "completion %d reported request %d twice", (int)how,
+                  indices[k]);
+            CHECK(requests[indices[k]] == MPI_REQUEST_NULL, "request %d not freed", indices[k]);
+            done[indices[k]] = 1;
+            left--;
+        }
+    }
+}
+
+/* The batch's pending non-blocking calls completed in this rank's own way: one by one in its own
+ * order (MPI_Wait, through the thread whose turn it is where calls are handed off), or at once
+ * through an array call, now and then with a ring exchange of point-to-point messages on the
+ * stream's first communicator among them (the MPI library's requests beside shmcoll's). */
+static void complete_batch(stream_t *s, op_t *ops, int *pending, int npending) {
+    const int exchange = npending > 0 && s->calls % 2 == 0; /* alike on every rank */
+    const enum completion how = (enum completion)below(&s->local, COMPLETIONS);
+    if (how == ONE_BY_ONE && !exchange) {
+        for (int left = npending; left > 0; left--) { /* this rank's order */
+            const int j = (int)below(&s->local, (uint32_t)left);
+            complete(s, &ops[pending[j]]);
+            pending[j] = pending[left - 1];
+        }
+        return;
+    }
+    MPI_Request requests[BATCH + 2];
+    char done[BATCH + 2] = {0};
+    int n = 0, rank = 0, size = 1;
+    for (int i = 0; i < npending && n < BATCH; i++) requests[n++] = ops[pending[i]].request;
+    long out = 0, in = -1;
+    if (exchange) {
+        MPI_Comm_rank(s->comms[0], &rank);
+        MPI_Comm_size(s->comms[0], &size);
+        out = s->calls * 1000 + rank;
+        MPI_Irecv(&in, 1, MPI_LONG, (rank + size - 1) % size, 77, s->comms[0], &requests[n++]);
+        MPI_Isend(&out, 1, MPI_LONG, (rank + 1) % size, 77, s->comms[0], &requests[n++]);
+    }
+    complete_array(how == ONE_BY_ONE ? WAITALL : how, requests, n, done);
+    for (int i = 0; i < npending; i++) {
+        ops[pending[i]].request = requests[i];
+        if (done[i]) verify(&ops[pending[i]]);
+    }
+    if (exchange)
+        CHECK(in == s->calls * 1000 + (rank + size - 1) % size,
+              "thread %d: the ring exchange got %ld", s->thread, in);
+}
+
 /* A batch: up to BATCH non-blocking calls started, blocking runs (and persistent ones) between
  * them, then the non-blocking ones completed in this rank's own order. */
 static void batch(stream_t *s) {
@@ -615,11 +706,7 @@ static void batch(stream_t *s) {
         if (o->form == PERSISTENT) on_some_thread(s, free_op, o);
         if (below(&s->local, 40) == 0) usleep(below(&s->local, 2000)); /* skew */
     }
-    for (int left = npending; left > 0; left--) { /* this rank's order */
-        const int j = (int)below(&s->local, (uint32_t)left);
-        complete(s, &ops[pending[j]]);
-        pending[j] = pending[left - 1];
-    }
+    complete_batch(s, ops, pending, npending);
     for (int i = 0; i < nops; i++) op_free(&ops[i]);
 }
 
