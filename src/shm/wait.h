@@ -91,8 +91,8 @@ static inline shmcoll_status_t shmcoll_shm_wait_geq(const shmcoll_flag_t *flag, 
 /* Pacing of a loop that polls what it cannot wait for as one flag: shmcoll's operations of
  * several teams and the MPI library's requests (MPI_Waitall and its kin), a network step across
  * nodes. Between two polls it pauses, as shmcoll_shm_wait_geq spins, for the process's spin from
- * its first pause on (its teams' least, 0 once one has more members than CPUs; SPIN_SHARED while
- * another thread of the process waits too), then yields. Yielding at once, such a loop gave its
+ * its first pause on (its teams' least, 0 once one has more members than CPUs; 50 us while another
+ * thread of the process waits too), then yields. Yielding at once, such a loop gave its
  * core away to another job's runnable process for that process's time slice: beside one
  * CPU-bound process, an MPI_Waitall of an 8-byte MPI_Iallreduce and an MPI_Ibcast took 1.1-1.3 ms
  * a step against 0.9-2.9 us (Open MPI, p = 2; docs/ARCHITECTURE.md, "Waiting"). Zeroed before
